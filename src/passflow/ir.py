@@ -1,0 +1,424 @@
+"""The one bridge to xDSL.
+
+Everything passflow needs from the IR goes through this module: contexts and
+dialects, parsing and printing, op names and traits, the direct children of an op,
+symbol names, cloning, verification with compact messages, source locations and a
+structural fingerprint. Keeping xDSL behind these few functions means an xDSL upgrade
+touches one file, and it is where xDSL's defaults that differ from MLIR's are mended
+(unregistered ops are not IsolatedFromAbove; verification never prints the module).
+"""
+
+from __future__ import annotations
+
+import bisect
+import threading
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from xdsl.context import Context
+from xdsl.dialects import get_all_dialects
+from xdsl.dialects.builtin import FileLineColLoc, ModuleOp, StringAttr, UnregisteredOp
+from xdsl.ir import Attribute, Block, Operation, Region
+from xdsl.irdl import IRDLOperation
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import (
+    IsolatedFromAbove,
+    IsTerminator,
+    NoTerminator,
+    OpTrait,
+    SymbolOpInterface,
+)
+from xdsl.utils.exceptions import ParseError, VerifyException
+
+from passflow.diagnostics import (
+    UNKNOWN_LOCATION,
+    Diagnostic,
+    IRParseError,
+    Location,
+    PassflowError,
+    Severity,
+)
+
+__all__ = [
+    "Context",
+    "ModuleOp",
+    "OpTrait",
+    "Operation",
+    "OperationName",
+    "Region",
+    "clone",
+    "default_context",
+    "direct_children",
+    "fingerprint",
+    "is_implicit_module",
+    "is_isolated_from_above",
+    "is_proper_ancestor",
+    "load_dialects",
+    "location",
+    "lookup_operation_name",
+    "operation_name",
+    "parse_module",
+    "preload_dialects",
+    "print_op",
+    "symbol_name",
+    "verify",
+]
+
+
+def default_context(*, allow_unregistered: bool = False) -> Context:
+    """A context that knows every xDSL dialect; each one loads on first use."""
+    ctx = Context(allow_unregistered=allow_unregistered)
+    for name, factory in get_all_dialects().items():
+        ctx.register_dialect(name, factory)
+    return ctx
+
+
+_load_lock = threading.Lock()
+
+
+def load_dialects(ctx: Context, names: Iterable[str]) -> None:
+    """Load the named registered dialects (MLIR's dependent-dialect loading)."""
+    with _load_lock:
+        loaded = {d.name for d in ctx.loaded_dialects}
+        registered = set(ctx.registered_dialect_names)
+        for name in names:
+            if name in loaded:
+                continue
+            if name not in registered:
+                raise PassflowError(
+                    f"dialect '{name}' is not registered in the context"
+                )
+            ctx.load_registered_dialect(name)
+            loaded.add(name)
+
+
+def preload_dialects(ctx: Context) -> None:
+    """Load every registered dialect, so concurrent work never loads one lazily."""
+    load_dialects(ctx, list(ctx.registered_dialect_names))
+
+
+# --- operation names --------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class OperationName:
+    """MLIR's OperationName: the name of an op and, if registered, its class.
+
+    Scheduling decisions (`can_schedule_on`) are made on names, once per name, not
+    per op, which is what makes dispatch cheap.
+    """
+
+    name: str
+    op_class: type[Operation] | None
+
+    @property
+    def is_registered(self) -> bool:
+        return self.op_class is not None
+
+    def has_trait(self, trait: type[OpTrait]) -> bool:
+        cls = self.op_class
+        if cls is None or not issubclass(cls, IRDLOperation):
+            return False
+        return cls.has_trait(trait)
+
+    def __repr__(self) -> str:
+        return f"OperationName({self.name!r})"
+
+
+_names_by_class: dict[type[Operation], OperationName] = {}
+_unregistered_names: dict[str, OperationName] = {}
+
+
+def operation_name(op: Operation) -> OperationName:
+    cls = type(op)
+    found = _names_by_class.get(cls)
+    if found is not None:
+        return found
+    if isinstance(op, UnregisteredOp):
+        text = op.op_name.data
+        found = _unregistered_names.get(text)
+        if found is None:
+            found = _unregistered_names.setdefault(text, OperationName(text, None))
+        return found
+    found = _names_by_class.setdefault(cls, OperationName(cls.name, cls))
+    return found
+
+
+def lookup_operation_name(ctx: Context | None, name: str) -> OperationName:
+    """The OperationName for a textual op name, registered if the context knows it."""
+    cls = ctx.get_optional_op(name) if ctx is not None else None
+    if cls is None or issubclass(cls, UnregisteredOp):
+        found = _unregistered_names.get(name)
+        return found or _unregistered_names.setdefault(name, OperationName(name, None))
+    return _names_by_class.get(cls) or _names_by_class.setdefault(
+        cls, OperationName(cls.name, cls)
+    )
+
+
+def is_isolated_from_above(op: Operation) -> bool:
+    """MLIR's rule: only registered ops with the trait are isolated."""
+    return operation_name(op).has_trait(IsolatedFromAbove)
+
+
+# --- structure --------------------------------------------------------------
+
+
+def direct_children(op: Operation) -> list[Operation]:
+    """Ops directly inside the blocks of every region of `op`, in program order."""
+    return [
+        child for region in op.regions for block in region.blocks for child in block.ops
+    ]
+
+
+def is_proper_ancestor(ancestor: Operation, op: Operation) -> bool:
+    parent = op.parent_op()
+    while parent is not None:
+        if parent is ancestor:
+            return True
+        parent = parent.parent_op()
+    return False
+
+
+def symbol_name(op: Operation) -> str | None:
+    trait = op.get_trait(SymbolOpInterface)
+    if trait is None:
+        return None
+    attr = trait.get_sym_attr_name(op)
+    return attr.data if isinstance(attr, StringAttr) else None
+
+
+def clone(op: Operation) -> Operation:
+    return op.clone()
+
+
+# --- parsing, printing, locations -------------------------------------------
+
+
+@dataclass(eq=False)
+class _Source:
+    name: str
+    line_starts: list[int]
+    first_line: int = 1
+
+    def location(self, offset: int) -> Location:
+        line = bisect.bisect_right(self.line_starts, offset)
+        return Location(
+            self.name,
+            line + self.first_line - 1,
+            offset - self.line_starts[line - 1] + 1,
+        )
+
+
+_OFFSET = "_passflow_offset"
+_SOURCE = "_passflow_source"
+
+
+class _LocatingParser(Parser):
+    """xDSL's parser, remembering where each op starts so errors can point at it."""
+
+    def __init__(self, ctx: Context, text: str, name: str, source: _Source) -> None:
+        super().__init__(ctx, text, name)
+        self._source = source
+
+    def parse_operation(self) -> Operation:
+        start = self._current_token.span.start
+        op = super().parse_operation()
+        state = vars(op)
+        state[_OFFSET] = start
+        state[_SOURCE] = self._source
+        return op
+
+
+def parse_module(
+    text: str,
+    context: Context | None = None,
+    name: str = "<stdin>",
+    *,
+    first_line: int = 1,
+) -> ModuleOp:
+    """Parse `.mlir` text; several top-level ops are wrapped in an implicit module.
+
+    `first_line` is the line `text` starts at in its file, so that locations stay
+    true when a file is split into chunks (`--split-input-file`).
+    """
+    ctx = context if context is not None else default_context()
+    line_starts = [0]
+    find = text.find
+    pos = find("\n")
+    while pos >= 0:
+        line_starts.append(pos + 1)
+        pos = find("\n", pos + 1)
+    source = _Source(name, line_starts, first_line)
+    try:
+        module = _LocatingParser(ctx, text, name, source).parse_module()
+    except ParseError as err:
+        raise IRParseError(_format_parse_error(err, source, text)) from None
+    state = vars(module)
+    if _OFFSET not in state:
+        state[_SOURCE] = source
+        state[_OFFSET] = -1
+    return module
+
+
+def is_implicit_module(op: Operation) -> bool:
+    """Whether `op` is the module `parse_module` wrapped around the input's ops."""
+    return vars(op).get(_OFFSET) == -1
+
+
+def _format_parse_error(err: ParseError, source: _Source, text: str) -> str:
+    """mlir-opt's shape: `file:line:col: error: message`, the line, a caret."""
+    start = err.span.start
+    where = source.location(start)
+    line_start = source.line_starts[where.line - source.first_line]
+    line_end = text.find("\n", line_start)
+    line = text[line_start : line_end if line_end >= 0 else len(text)]
+    return f"{where}: error: {err.msg}\n{line}\n{' ' * (where.column - 1)}^"
+
+
+def location(op: Operation) -> Location:
+    """Where `op` came from: its explicit `loc(...)`, else where it was parsed."""
+    loc: Attribute = op.location
+    if isinstance(loc, FileLineColLoc):
+        return Location(loc.filename.data, loc.line.data, loc.column.data)
+    state = vars(op)
+    source: _Source | None = state.get(_SOURCE)
+    if source is None:
+        return UNKNOWN_LOCATION
+    offset: int = state[_OFFSET]
+    if offset < 0:
+        return Location(source.name, 0, 0)
+    return source.location(offset)
+
+
+def print_op(op: Operation, *, generic: bool = False) -> str:
+    """Print `op` as xDSL prints it (custom form unless `generic`), no trailing newline."""
+    import io
+
+    stream = io.StringIO()
+    Printer(stream=stream, print_generic_format=generic).print_op(op)
+    return stream.getvalue()
+
+
+# --- verification -----------------------------------------------------------
+
+
+def _op_label(op: Operation) -> str:
+    return f"'{operation_name(op).name}' op"
+
+
+def _structural_error(op: Operation) -> str | None:
+    block = op.parent
+    if block is None:
+        return None
+    region = block.parent
+    if region is None:
+        return None
+    if op.successors:
+        if block.last_op is not op:
+            return "with block successors must terminate its parent block"
+        if any(succ.parent is not region for succ in op.successors):
+            return "is branching to a block of a different region"
+    if block.last_op is op:
+        parent = region.parent
+        if len(region.blocks) == 1:
+            if (
+                parent is not None
+                and not parent.has_trait(NoTerminator)
+                and not op.has_trait(IsTerminator)
+            ):
+                return "terminates block in single-block region but is not a terminator"
+        elif not op.has_trait(IsTerminator):
+            return "terminates block in multi-block region but is not a terminator"
+    return None
+
+
+def _empty_block_error(op: Operation) -> str | None:
+    for region in op.regions:
+        first = region.blocks.first
+        if len(region.blocks) == 1 and first is not None and first.first_op is None:
+            if not op.has_trait(NoTerminator):
+                return (
+                    "contains empty block in single-block region that expects at "
+                    "least a terminator"
+                )
+    return None
+
+
+def _walk(op: Operation, recursive: bool) -> Iterator[Operation]:
+    yield op
+    if recursive:
+        for region in op.regions:
+            for block in region.blocks:
+                for child in block.ops:
+                    yield from _walk(child, True)
+
+
+def verify(op: Operation, *, recursive: bool = True) -> Diagnostic | None:
+    """Verify `op` (and, if `recursive`, everything nested); the first error or None.
+
+    Unlike `Operation.verify`, the message names the failing op and its location
+    only, never the printed module, so a failure costs no more than a success.
+    """
+    for current in _walk(op, recursive):
+        message = _structural_error(current) or _empty_block_error(current)
+        if message is None:
+            try:
+                current.verify_()
+            except VerifyException as err:
+                message = str(err)
+            except Exception as err:  # a verifier that crashes still fails verification
+                message = f"verifier raised {type(err).__name__}: {err}"
+        if message is not None:
+            return Diagnostic(
+                Severity.ERROR, f"{_op_label(current)} {message}", location(current)
+            )
+    return None
+
+
+# --- change detection -------------------------------------------------------
+
+
+def _attr_hash(value: Any) -> int:
+    try:
+        return hash(value)
+    except TypeError:
+        return hash(str(value))
+
+
+def fingerprint(op: Operation) -> int:
+    """A structural hash of `op` and everything in it, as MLIR's OperationFingerPrint.
+
+    Equal fingerprints mean no visible change: same ops (by identity), names,
+    attributes, properties, operands, result types, successors and nesting.
+    """
+    parts: list[int] = []
+    append = parts.append
+    for current in _walk(op, True):
+        append(id(current))
+        append(hash(operation_name(current).name))
+        for key, value in current.attributes.items():
+            append(hash(key))
+            append(_attr_hash(value))
+        for key, value in current.properties.items():
+            append(hash(key))
+            append(_attr_hash(value))
+        for operand in current.operands:
+            append(id(operand))
+        for result in current.results:
+            append(_attr_hash(result.type))
+        for succ in current.successors:
+            append(id(succ))
+        append(len(current.regions))
+        for region in current.regions:
+            for block in region.blocks:
+                append(id(block))
+                for arg in block.args:
+                    append(_attr_hash(arg.type))
+    return hash(tuple(parts))
+
+
+def blocks_of(op: Operation) -> Iterator[Block]:
+    for region in op.regions:
+        yield from region.blocks

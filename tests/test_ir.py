@@ -1,0 +1,154 @@
+"""The xDSL bridge: names, traits, children, locations, verification, fingerprints."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from xdsl.dialects import arith, builtin
+
+from passflow import ir
+from passflow.diagnostics import IRParseError, PassflowError
+
+Parse = Callable[[str], ir.ModuleOp]
+
+TEXT = """\
+func.func @f() {
+  func.return
+}
+module @inner {
+  func.func @g() {
+    func.return
+  }
+}
+"test.foo"() : () -> ()
+"""
+
+
+def test_unregistered_ops_are_not_isolated_from_above(parse: Parse) -> None:
+    module = parse(TEXT)
+    func_op, inner, foo = ir.direct_children(module)
+    assert ir.is_isolated_from_above(func_op)
+    assert ir.is_isolated_from_above(inner)
+    assert not ir.is_isolated_from_above(foo)
+    name = ir.operation_name(foo)
+    assert name.name == "test.foo"
+    assert not name.is_registered
+
+
+def test_direct_children_cover_every_region_and_block_in_order(parse: Parse) -> None:
+    module = parse(
+        """
+        "test.two"() ({
+          "test.a"() : () -> ()
+        ^bb1:
+          "test.b"() : () -> ()
+        }, {
+          "test.c"() ({ "test.deep"() : () -> () }) : () -> ()
+        }) : () -> ()
+        """
+    )
+    (two,) = ir.direct_children(module)
+    names = [ir.operation_name(op).name for op in ir.direct_children(two)]
+    assert names == ["test.a", "test.b", "test.c"]
+
+
+def test_symbol_names(parse: Parse) -> None:
+    module = parse(TEXT)
+    func_op, inner, foo = ir.direct_children(module)
+    assert ir.symbol_name(func_op) == "f"
+    assert ir.symbol_name(inner) == "inner"
+    assert ir.symbol_name(foo) is None
+    assert ir.symbol_name(module) is None
+
+
+def test_locations_point_at_the_op_in_the_source(parse: Parse) -> None:
+    module = parse(TEXT)
+    func_op, inner, foo = ir.direct_children(module)
+    assert str(ir.location(module)) == "input.mlir:0:0"
+    assert str(ir.location(func_op)) == "input.mlir:1:1"
+    assert str(ir.location(inner)) == "input.mlir:4:1"
+    assert str(ir.location(foo)) == "input.mlir:9:1"
+    (g,) = ir.direct_children(inner)
+    assert str(ir.location(g)) == "input.mlir:5:3"
+
+
+def test_created_ops_have_unknown_location() -> None:
+    op = arith.ConstantOp.from_int_and_width(1, 32)
+    assert str(ir.location(op)) == "<unknown>:0"
+
+
+def test_parse_error_is_located(ctx: ir.Context) -> None:
+    with pytest.raises(
+        IRParseError, match=r"^bad\.mlir:3:1: error: operation name expected\n}\n\^$"
+    ):
+        ir.parse_module("func.func @f() {\n  %x = \n}", ctx, "bad.mlir")
+
+
+def test_verify_reports_the_failing_op_compactly(parse: Parse) -> None:
+    module = parse(TEXT)
+    func_op = ir.direct_children(module)[0]
+    block = func_op.regions[0].blocks.first
+    assert block is not None and block.first_op is not None
+    block.insert_op_before(
+        arith.ConstantOp.create(result_types=[builtin.i32]), block.first_op
+    )
+    problem = ir.verify(module)
+    assert problem is not None
+    text = str(problem)
+    assert text.startswith("<unknown>:0: error: 'arith.constant' op ")
+    assert "func.func" not in text  # never the printed module
+    # non-recursive verification of the module does not look inside
+    assert ir.verify(module, recursive=False) is None
+
+
+def test_verify_accepts_valid_ir(parse: Parse) -> None:
+    assert ir.verify(parse(TEXT)) is None
+
+
+def test_fingerprint_tracks_changes_only(parse: Parse) -> None:
+    module = parse(TEXT)
+    before = ir.fingerprint(module)
+    assert ir.fingerprint(module) == before
+    func_op = ir.direct_children(module)[0]
+    func_op.attributes["test.mark"] = builtin.UnitAttr()
+    assert ir.fingerprint(module) != before
+    del func_op.attributes["test.mark"]
+    assert ir.fingerprint(module) == before
+    ir.direct_children(module)[2].detach()
+    assert ir.fingerprint(module) != before
+
+
+def test_proper_ancestor(parse: Parse) -> None:
+    module = parse(TEXT)
+    inner = ir.direct_children(module)[1]
+    (g,) = ir.direct_children(inner)
+    assert ir.is_proper_ancestor(module, g)
+    assert ir.is_proper_ancestor(inner, g)
+    assert not ir.is_proper_ancestor(g, g)
+    assert not ir.is_proper_ancestor(g, module)
+
+
+def test_dialects_load_on_demand_and_unknown_ones_are_refused() -> None:
+    ctx = ir.default_context()
+    assert "scf" not in {d.name for d in ctx.loaded_dialects}
+    ir.load_dialects(ctx, ["scf", "scf"])
+    assert "scf" in {d.name for d in ctx.loaded_dialects}
+    with pytest.raises(PassflowError, match="dialect 'nosuch' is not registered"):
+        ir.load_dialects(ctx, ["nosuch"])
+
+
+def test_print_round_trips(parse: Parse, ctx: ir.Context) -> None:
+    module = parse(TEXT)
+    text = ir.print_op(module)
+    assert ir.print_op(ir.parse_module(text, ctx)) == text
+    assert '"func.func"' in ir.print_op(module, generic=True)
+
+
+def test_clone_is_deep_and_detached(parse: Parse) -> None:
+    module = parse(TEXT)
+    copy = ir.clone(module)
+    assert copy is not module
+    assert ir.print_op(copy) == ir.print_op(module)
+    ir.direct_children(copy)[0].detach()
+    assert len(ir.direct_children(module)) == 3
