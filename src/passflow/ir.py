@@ -335,14 +335,15 @@ def _structural_error(op: Operation) -> str | None:
 
 
 def _empty_block_error(op: Operation) -> str | None:
+    if op.has_trait(NoTerminator):
+        return None
     for region in op.regions:
         first = region.blocks.first
         if len(region.blocks) == 1 and first is not None and first.first_op is None:
-            if not op.has_trait(NoTerminator):
-                return (
-                    "contains empty block in single-block region that expects at "
-                    "least a terminator"
-                )
+            return (
+                "contains empty block in single-block region that expects at "
+                "least a terminator"
+            )
     return None
 
 

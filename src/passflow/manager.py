@@ -1,0 +1,411 @@
+"""Pass managers: ordered passes anchored on an op name, nested by op.
+
+`OpPassManager` is MLIR's: a list of passes for ops called `anchor` (or any op,
+for `any`), where `nest("func.func")` adds an adaptor that runs a nested pipeline
+on the matching direct children. `PassManager` is the top-level one: it owns the
+context, instrumentation, diagnostics and the verifier flag, and `run(op)` raises
+`PassPipelineError` with every diagnostic when anything failed.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from enum import Enum
+from typing import TextIO
+
+from passflow import ir
+from passflow.analysis import AnalysisManager
+from passflow.diagnostics import (
+    Diagnostic,
+    DiagnosticEngine,
+    DiagnosticHandler,
+    PassNestingError,
+    PassPipelineError,
+    Severity,
+)
+from passflow.instrumentation import PassInstrumentation, PassInstrumentor
+from passflow.ir import Context, Operation, OperationName
+from passflow.pass_base import Pass
+from passflow.runner import RunState, run_adaptor, run_pipeline, schedule_error
+
+__all__ = ["Nesting", "OpPassManager", "OpToOpPassAdaptor", "PassManager"]
+
+
+class Nesting(Enum):
+    """What `add` does with a pass restricted to another op than the manager's.
+
+    IMPLICIT nests it in a new `op_name(...)` pipeline (mlir-opt's pass flags);
+    EXPLICIT refuses it with MLIR's "did you intend to nest?" error.
+    """
+
+    IMPLICIT = "implicit"
+    EXPLICIT = "explicit"
+
+
+class OpPassManager:
+    """An ordered list of passes that runs on ops called `anchor` (`any`: every op)."""
+
+    def __init__(
+        self, anchor: str = "any", nesting: Nesting = Nesting.EXPLICIT
+    ) -> None:
+        self._anchor = "any" if anchor in ("", "any") else anchor
+        self.nesting = nesting
+        self.passes: list[Pass] = []
+        self._generation = 0
+        self._errors_cache: dict[OperationName, tuple[str | None, ...] | None] = {}
+        self._adaptor_flags: tuple[bool, ...] | None = None
+
+    @property
+    def anchor(self) -> str:
+        """The op name this pipeline runs on, or `any`."""
+        return self._anchor
+
+    @property
+    def op_name(self) -> str | None:
+        """The anchor, or None for an op-agnostic pipeline."""
+        return None if self._anchor == "any" else self._anchor
+
+    def __len__(self) -> int:
+        return len(self.passes)
+
+    def __iter__(self) -> Iterator[Pass]:
+        return iter(self.passes)
+
+    # --- building -----------------------------------------------------------
+
+    def nest(self, op_name: str) -> OpPassManager:
+        """A new pipeline for the direct children called `op_name` (MLIR's `nest`)."""
+        nested = OpPassManager(op_name, self.nesting)
+        self.add(OpToOpPassAdaptor([nested]))
+        return nested
+
+    def nest_any(self) -> OpPassManager:
+        """A new op-agnostic pipeline for every schedulable direct child."""
+        return self.nest("any")
+
+    def add(self, pass_: Pass) -> None:
+        """Append a pass; an op-restricted one for another op is nested or refused."""
+        pass_op = pass_.op_name
+        if pass_op is not None and self.op_name is not None and pass_op != self.op_name:
+            if self.nesting is Nesting.IMPLICIT:
+                self.nest(pass_op).add(pass_)
+                return
+            raise PassNestingError(
+                f"Can't add pass '{pass_.name}' restricted to '{pass_op}' on a "
+                f"PassManager intended to run on '{self._anchor}', did you intend to nest?"
+            )
+        self.passes.append(pass_)
+        self._invalidate_caches()
+
+    def clear(self) -> None:
+        self.passes.clear()
+        self._invalidate_caches()
+
+    def clear_caches(self) -> None:
+        """Forget cached scheduling decisions after `passes` was edited in place."""
+        self._invalidate_caches()
+
+    def clone(self) -> OpPassManager:
+        """A deep copy: every pass cloned, options kept, statistics fresh."""
+        new = OpPassManager(self._anchor, self.nesting)
+        new.passes = [p.clone() for p in self.passes]
+        return new
+
+    def _invalidate_caches(self) -> None:
+        self._errors_cache.clear()
+        self._adaptor_flags = None
+        self._generation = 0
+
+    # --- scheduling ---------------------------------------------------------
+
+    def can_schedule_on(self, name: OperationName) -> bool:
+        """Whether this pipeline runs on a child called `name` (MLIR 2.4)."""
+        if self._anchor != "any":
+            return name.name == self._anchor
+        return (
+            name.is_registered
+            and name.has_trait(ir.IsolatedFromAbove)
+            and all(p.can_schedule_on(name) for p in self.passes)
+        )
+
+    def schedule_errors(self, name: OperationName) -> tuple[str | None, ...] | None:
+        """Per pass, why it may not run on `name`; None when every pass may."""
+        cache = self._errors_cache
+        if name in cache:
+            return cache[name]
+        errors = tuple(schedule_error(p, name) for p in self.passes)
+        result = errors if any(e is not None for e in errors) else None
+        cache[name] = result
+        return result
+
+    def adaptor_flags(self) -> tuple[bool, ...]:
+        flags = self._adaptor_flags
+        if flags is None:
+            flags = self._adaptor_flags = tuple(
+                isinstance(p, OpToOpPassAdaptor) for p in self.passes
+            )
+        return flags
+
+    def dependent_dialects(self) -> list[str]:
+        names: list[str] = []
+        for p in self.passes:
+            if isinstance(p, OpToOpPassAdaptor):
+                for pm in p.managers:
+                    names.extend(pm.dependent_dialects())
+            else:
+                names.extend(p.get_dependent_dialects())
+        return names
+
+    def finalize(self, state: RunState) -> bool:
+        """Merge adjacent adaptors and check op-specific pipelines (MLIR 2.3)."""
+        merged: list[Pass] = []
+        last: OpToOpPassAdaptor | None = None
+        ok = True
+        for p in self.passes:
+            if isinstance(p, OpToOpPassAdaptor):
+                if last is not None and p.try_merge_into(last, state.context):
+                    continue
+                if last is not None:
+                    ok = last.finalize(state) and ok
+                last = p
+            else:
+                if last is not None:
+                    ok = last.finalize(state) and ok
+                    last = None
+            merged.append(p)
+        if last is not None:
+            ok = last.finalize(state) and ok
+        if len(merged) != len(self.passes):
+            self.passes = merged
+            self._invalidate_caches()
+        if not ok:
+            return False
+        if self.op_name is not None:
+            name = ir.lookup_operation_name(state.context, self.op_name)
+            if name.is_registered:
+                for p in self.passes:
+                    if not p.can_schedule_on(name):
+                        state.emit(
+                            Diagnostic(
+                                Severity.ERROR,
+                                f"unable to schedule pass '{p.name}' on a PassManager "
+                                f"intended to run on '{self._anchor}'!",
+                            )
+                        )
+                        return False
+        return True
+
+    def initialize(self, state: RunState, generation: int) -> bool:
+        """Call `initialize` on every pass once per generation."""
+        if self._generation == generation:
+            return True
+        self._generation = generation
+        for p in self.passes:
+            if isinstance(p, OpToOpPassAdaptor):
+                if not all(pm.initialize(state, generation) for pm in p.managers):
+                    return False
+                continue
+            try:
+                if p.initialize(state.context) is False:
+                    return False
+            except Exception as err:
+                state.emit(
+                    Diagnostic(
+                        Severity.ERROR,
+                        f"pass '{p.name}' crashed in initialize: {type(err).__name__}: {err}",
+                    )
+                )
+                return False
+        return True
+
+    # --- printing -----------------------------------------------------------
+
+    def __str__(self) -> str:
+        """The textual pipeline, anchor included: `builtin.module(func.func(cse))`."""
+        return f"{self._anchor}({','.join(str(p) for p in self.passes)})"
+
+    def pretty(self, indent: int = 0) -> str:
+        """The multi-line form `--dump-pass-pipeline` prints."""
+        pad = " " * indent
+        inner: list[str] = []
+        for p in self.passes:
+            if isinstance(p, OpToOpPassAdaptor):
+                inner.append(",\n".join(pm.pretty(indent + 2) for pm in p.managers))
+            else:
+                inner.append(" " * (indent + 2) + str(p))
+        return f"{pad}{self._anchor}(\n" + ",\n".join(inner) + f"\n{pad})"
+
+    def dump(self, stream: TextIO | None = None) -> None:
+        """MLIR's `OpPassManager::dump`: the count of top-level entries, then `pretty`."""
+        out = stream if stream is not None else sys.stderr
+        out.write(f"Pass Manager with {len(self.passes)} passes:\n{self.pretty()}\n")
+
+
+class OpToOpPassAdaptor(Pass):
+    """The pass that runs nested pipelines on the direct children of its op."""
+
+    name = "OpToOpPassAdaptor"
+
+    def __init__(self, managers: list[OpPassManager]) -> None:
+        super().__init__()
+        self.managers = managers
+        self._by_name: dict[OperationName, OpPassManager | None] = {}
+
+    @property
+    def adaptor_name(self) -> str:
+        """`Pipeline Collection : ['a', 'b']`, as MLIR's timing and statistics show."""
+        names = ", ".join(f"'{pm.anchor}'" for pm in self.managers)
+        return f"Pipeline Collection : [{names}]"
+
+    def __str__(self) -> str:
+        return ",".join(str(pm) for pm in self.managers)
+
+    def manager_for(self, name: OperationName) -> OpPassManager | None:
+        """The first pipeline (in sorted order) that runs on ops called `name`."""
+        cache = self._by_name
+        if name in cache:
+            return cache[name]
+        found = next((pm for pm in self.managers if pm.can_schedule_on(name)), None)
+        cache[name] = found
+        return found
+
+    def run_on_operation(self) -> None:
+        run_adaptor(self)
+
+    def get_dependent_dialects(self) -> list[str]:
+        return [d for pm in self.managers for d in pm.dependent_dialects()]
+
+    def clone(self) -> OpToOpPassAdaptor:
+        return OpToOpPassAdaptor([pm.clone() for pm in self.managers])
+
+    def finalize(self, state: RunState) -> bool:
+        self._by_name.clear()
+        return all(pm.finalize(state) for pm in self.managers)
+
+    def try_merge_into(self, rhs: OpToOpPassAdaptor, context: Context) -> bool:
+        """Merge this (later) adaptor into `rhs` unless an `any` pipeline conflicts."""
+        if _generic_conflicts(
+            self.managers, rhs.managers, context
+        ) or _generic_conflicts(rhs.managers, self.managers, context):
+            return False
+        for pm in self.managers:
+            target = next(
+                (
+                    other
+                    for other in rhs.managers
+                    if other.op_name is not None and other.anchor == pm.anchor
+                ),
+                None,
+            )
+            if target is None:
+                rhs.managers.append(pm)
+            else:
+                target.passes.extend(pm.passes)
+                target._invalidate_caches()  # pyright: ignore[reportPrivateUsage]
+        rhs.managers.sort(key=lambda pm: (pm.op_name is None, pm.op_name or ""))
+        rhs._by_name.clear()
+        return True
+
+
+def _generic_conflicts(
+    lhs: list[OpPassManager], rhs: list[OpPassManager], context: Context
+) -> bool:
+    """An `any` pipeline in `lhs` conflicts with `rhs` if it could run on one of
+    rhs's anchors, or if rhs has an `any` pipeline too."""
+    for generic in (pm for pm in lhs if pm.op_name is None):
+        for other in rhs:
+            if other.op_name is None:
+                return True
+            if generic.can_schedule_on(
+                ir.lookup_operation_name(context, other.op_name)
+            ):
+                return True
+    return False
+
+
+class PassManager(OpPassManager):
+    """The top-level pass manager: `pm.run(op)` runs the pipeline on `op`.
+
+    It owns the context (dialects load into it before the run), the
+    instrumentations, the diagnostic handlers and the verifier flag.
+    """
+
+    def __init__(
+        self,
+        anchor: str = "builtin.module",
+        context: Context | None = None,
+        *,
+        nesting: Nesting = Nesting.EXPLICIT,
+    ) -> None:
+        super().__init__(anchor, nesting)
+        self.context = context if context is not None else ir.default_context()
+        self.instrumentor = PassInstrumentor()
+        self.diagnostics = DiagnosticEngine()
+        self.verify_each = True
+        self._init_key: object = None
+        self._init_generation = 0
+
+    def enable_verifier(self, enabled: bool = True) -> None:
+        """Verify the IR after each pass (default on); off trades safety for speed."""
+        self.verify_each = enabled
+
+    def add_instrumentation(self, instrumentation: PassInstrumentation) -> None:
+        self.instrumentor.add(instrumentation)
+
+    def add_diagnostic_handler(self, handler: DiagnosticHandler) -> None:
+        """Receive every diagnostic as it is emitted (replaces stderr printing)."""
+        self.diagnostics.handlers.append(handler)
+
+    def assign(self, other: OpPassManager) -> None:
+        """Replace anchor and passes with `other`'s (mlir-opt's `-pass-pipeline`)."""
+        self._anchor = other.anchor
+        self.nesting = other.nesting
+        self.passes = list(other.passes)
+        self._invalidate_caches()
+
+    def run(self, op: Operation) -> None:
+        """Run the pipeline on `op`; raise `PassPipelineError` if anything failed."""
+        state = RunState(
+            self.context,
+            self.diagnostics,
+            self.instrumentor if self.instrumentor else None,
+            self.verify_each,
+        )
+        if not self._run(op, state):
+            raise PassPipelineError(state.collected)
+
+    def _run(self, op: Operation, state: RunState) -> bool:
+        name = ir.operation_name(op).name
+        if self.op_name is not None and name != self.op_name:
+            state.emit(
+                Diagnostic(
+                    Severity.ERROR,
+                    f"can't run '{self._anchor}' pass manager on '{name}' op",
+                    ir.location(op),
+                )
+            )
+            return False
+        ir.load_dialects(self.context, self.dependent_dialects())
+        if not self.finalize(state):
+            return False
+        key = (
+            tuple(self.context.registered_dialect_names),
+            tuple(_pass_identities(self)),
+        )
+        if key != self._init_key:
+            self._init_generation += 1
+            if not self.initialize(state, self._init_generation):
+                return False
+            self._init_key = key
+        state.generation = self._init_generation
+        am = AnalysisManager.for_root(op, state.instrumentor)
+        return run_pipeline(self, op, am, state, None)
+
+
+def _pass_identities(pm: OpPassManager) -> Iterator[int]:
+    for p in pm.passes:
+        yield id(p)
+        if isinstance(p, OpToOpPassAdaptor):
+            for nested in p.managers:
+                yield from _pass_identities(nested)

@@ -1,0 +1,232 @@
+# pyright: reportPrivateUsage=false
+# The runner is the pass manager's engine: like MLIR's friend classes it sets the
+# per-run state that passes keep on themselves.
+"""Running a finalized pipeline on an op: dispatch, verification, failure.
+
+This is the hot path of passflow. MLIR's per-pass checks (registered,
+IsolatedFromAbove, `can_schedule_on`) are decided once per pipeline and op name
+and cached, so dispatching a pass to an op costs a few attribute stores and the
+call itself.
+"""
+
+from __future__ import annotations
+
+import threading
+import traceback
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from passflow import ir
+from passflow.analysis import AnalysisManager
+from passflow.diagnostics import Diagnostic, DiagnosticEngine, Severity
+from passflow.instrumentation import (
+    InstrumentationError,
+    PassInstrumentor,
+    PipelineParentInfo,
+)
+from passflow.ir import Context, Operation
+
+if TYPE_CHECKING:
+    from passflow.manager import OpPassManager, OpToOpPassAdaptor
+    from passflow.pass_base import Pass
+
+__all__ = ["RunState", "run_pipeline"]
+
+_NOT_REGISTERED = "trying to schedule a pass on an unregistered operation"
+_NOT_ISOLATED = (
+    "trying to schedule a pass on an operation not marked as 'IsolatedFromAbove'"
+)
+
+
+def schedule_error(pass_: Pass, name: ir.OperationName) -> str | None:
+    """Why `pass_` may not run on ops called `name` (MLIR's adaptor checks), or None."""
+    if not name.is_registered:
+        return _NOT_REGISTERED
+    if not name.has_trait(ir.IsolatedFromAbove):
+        return _NOT_ISOLATED
+    if not pass_.can_schedule_on(name):
+        return f"trying to schedule pass '{pass_.name}' on an unsupported operation"
+    return None
+
+
+@dataclass(eq=False)
+class RunState:
+    """What every pass of one `PassManager.run` shares: context, diagnostics,
+    instrumentation, the verifier flag and how nested pipelines are executed."""
+
+    context: Context
+    engine: DiagnosticEngine
+    instrumentor: PassInstrumentor | None
+    verify: bool
+    generation: int = 0
+    collected: list[Diagnostic] = field(default_factory=lambda: list[Diagnostic]())
+    _local: threading.local = field(default_factory=threading.local)
+
+    def emit(self, diagnostic: Diagnostic) -> None:
+        """Record a diagnostic; inside `capture()` it is buffered for later replay."""
+        sink: list[Diagnostic] | None = getattr(self._local, "sink", None)
+        if sink is not None:
+            sink.append(diagnostic)
+            return
+        self.collected.append(diagnostic)
+        self.engine.deliver(diagnostic)
+
+    def begin_capture(self) -> list[Diagnostic] | None:
+        previous: list[Diagnostic] | None = getattr(self._local, "sink", None)
+        self._local.sink = []
+        return previous
+
+    def end_capture(self, previous: list[Diagnostic] | None) -> list[Diagnostic]:
+        captured: list[Diagnostic] = self._local.sink
+        self._local.sink = previous
+        return captured
+
+    def op_error(self, op: Operation, message: str) -> None:
+        self.emit(
+            Diagnostic(
+                Severity.ERROR,
+                f"'{ir.operation_name(op).name}' op {message}",
+                ir.location(op),
+            )
+        )
+
+    def crash(self, pass_: Pass, op: Operation, err: Exception) -> None:
+        diagnostic = Diagnostic(
+            Severity.ERROR,
+            f"pass '{pass_.name}' crashed on '{ir.operation_name(op).name}' op: "
+            f"{type(err).__name__}: {err}",
+            ir.location(op),
+        )
+        diagnostic.attach_note(
+            "".join(
+                traceback.format_exception(type(err), err, err.__traceback__)
+            ).rstrip()
+        )
+        self.emit(diagnostic)
+
+    def run_dynamic_pipeline(
+        self, caller: Pass, pipeline: OpPassManager, op: Operation
+    ) -> bool:
+        current = caller.get_operation()
+        if op is not current and not ir.is_proper_ancestor(current, op):
+            self.op_error(
+                op,
+                "Trying to schedule a dynamic pipeline on an operation that isn't "
+                "nested under the current operation the pass is processing",
+            )
+            return False
+        name = ir.operation_name(op).name
+        if pipeline.op_name is not None and pipeline.op_name != name:
+            self.op_error(
+                op, f"can't run '{pipeline.anchor}' pass manager on '{name}' op"
+            )
+            return False
+        if not pipeline.finalize(self):
+            return False
+        if not pipeline.initialize(self, self.generation):
+            return False
+        am = caller.get_analysis_manager()
+        if op is not current:
+            am = am.nest(op)
+        info = PipelineParentInfo(threading.get_ident(), caller)
+        return run_pipeline(pipeline, op, am, self, info)
+
+
+def run_pass(
+    pass_: Pass, op: Operation, am: AnalysisManager, state: RunState, is_adaptor: bool
+) -> bool:
+    """MLIR's OpToOpPassAdaptor::run for one pass on one op (checks done by caller)."""
+    pass_._op = op
+    pass_._am = am
+    pass_._state = state
+    pass_._failed = False
+    pass_._preserved = None
+    instrumentor = state.instrumentor
+    if instrumentor is not None:
+        instrumentor.run_before_pass(pass_, op)
+    if not pass_._failed:
+        try:
+            pass_.run_on_operation()
+        except InstrumentationError:
+            raise
+        except Exception as err:
+            state.crash(pass_, op, err)
+            pass_._failed = True
+    failed = pass_._failed
+    preserved = pass_._preserved
+    amap = am._map  # pyright: ignore[reportPrivateUsage]
+    if amap.analyses or amap.children:
+        if preserved is None:
+            from passflow.analysis import PreservedAnalyses
+
+            preserved = PreservedAnalyses()
+        amap.invalidate(preserved)
+    if not failed and state.verify and (preserved is None or not preserved.is_all()):
+        problem = ir.verify(op, recursive=not is_adaptor)
+        if problem is not None:
+            state.emit(problem)
+            failed = pass_._failed = True
+    if instrumentor is not None:
+        if failed:
+            instrumentor.run_after_pass_failed(pass_, op)
+        else:
+            instrumentor.run_after_pass(pass_, op)
+            failed = pass_._failed
+    pass_._op = None
+    return not failed
+
+
+def run_pipeline(
+    pm: OpPassManager,
+    op: Operation,
+    am: AnalysisManager,
+    state: RunState,
+    parent: PipelineParentInfo | None,
+) -> bool:
+    """Run every pass of `pm` on `op`, stopping at the first failure.
+
+    Pipeline hooks fire only for nested and dynamic pipelines (`parent` given);
+    `run_after_pipeline` is skipped on failure, as in MLIR. The analyses of `op`
+    are dropped when the pipeline ends, whatever the outcome.
+    """
+    instrumentor = state.instrumentor if parent is not None else None
+    try:
+        if instrumentor is not None and parent is not None:
+            instrumentor.run_before_pipeline(pm.op_name, parent)
+        errors = pm.schedule_errors(ir.operation_name(op))
+        adaptors = pm.adaptor_flags()
+        for index, pass_ in enumerate(pm.passes):
+            if errors is not None and errors[index] is not None:
+                state.op_error(op, errors[index] or "")
+                return False
+            if not run_pass(pass_, op, am, state, adaptors[index]):
+                return False
+        if instrumentor is not None and parent is not None:
+            instrumentor.run_after_pipeline(pm.op_name, parent)
+        return True
+    finally:
+        am.clear()
+
+
+def run_adaptor(adaptor: OpToOpPassAdaptor) -> None:
+    """Run the adaptor's pipelines on the direct children of its op, serially.
+
+    A failing child does not stop its siblings; the adaptor fails after all of
+    them were processed.
+    """
+    op = adaptor.get_operation()
+    am = adaptor.get_analysis_manager()
+    state = adaptor._running_state()  # pyright: ignore[reportPrivateUsage]
+    info = PipelineParentInfo(threading.get_ident(), adaptor)
+    failed = False
+    pm_for = adaptor.manager_for
+    for region in op.regions:
+        for block in region.blocks:
+            for child in block.ops:
+                pm = pm_for(ir.operation_name(child))
+                if pm is None:
+                    continue
+                if not run_pipeline(pm, child, am.nest(child), state, info):
+                    failed = True
+    if failed:
+        adaptor.signal_pass_failure()
