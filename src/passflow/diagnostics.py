@@ -113,7 +113,15 @@ class PassNestingError(PassflowError):
 
 
 class OptionError(PassflowError):
-    """A pass or pipeline option string could not be parsed."""
+    """A pass or pipeline option string could not be parsed.
+
+    `printed_by_cl` marks llvm::cl's own lines (`for the --x option: ...`), which
+    mlir-opt writes straight to stderr rather than into the error it reports.
+    """
+
+    def __init__(self, message: str, *, printed_by_cl: bool = False) -> None:
+        super().__init__(message)
+        self.printed_by_cl = printed_by_cl
 
 
 class RegistrationError(PassflowError):
@@ -129,17 +137,30 @@ class PipelineParseError(PassflowError):
 
     `text` is the text the position refers to (for anchored pipelines, the text
     inside `anchor(...)`, as in MLIR) and `column` is 0-based; `None` means the
-    error has no position (for example a missing anchor).
+    error has no position (for example a missing anchor, or a chain of "failed to
+    add" lines). `cl_messages` are llvm::cl lines that mlir-opt prints raw before
+    the error.
     """
 
-    def __init__(self, message: str, text: str = "", column: int | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        text: str = "",
+        column: int | None = None,
+        *,
+        cl_messages: tuple[str, ...] = (),
+    ) -> None:
         self.message = message
         self.text = text
         self.column = column
-        super().__init__(self.render())
+        self.cl_messages = cl_messages
+        super().__init__("".join(f"{line}\n" for line in cl_messages) + self.render())
 
     def render(self) -> str:
-        """MLIR's SourceMgr rendering: buffer name, 1-based line:col, the line, a caret."""
+        """MLIR's SourceMgr rendering: buffer name, 1-based line:col, the line, a caret.
+
+        Tabs expand to 8-column stops in the line and the caret, as LLVM draws them.
+        """
         if self.column is None:
             return self.message
         line_start = self.text.rfind("\n", 0, self.column) + 1
@@ -148,7 +169,9 @@ class PipelineParseError(PassflowError):
             line_end = len(self.text)
         line_no = self.text.count("\n", 0, self.column) + 1
         col = self.column - line_start
+        caret = len(self.text[line_start : self.column].expandtabs(8))
+        line = self.text[line_start:line_end].expandtabs(8)
         return (
             f"MLIR Textual PassPipeline Parser:{line_no}:{col + 1}: error: "
-            f"{self.message}\n{self.text[line_start:line_end]}\n{' ' * col}^\n"
+            f"{self.message}\n{line}\n{' ' * caret}^\n"
         )

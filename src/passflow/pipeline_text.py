@@ -1,0 +1,365 @@
+"""The textual pass pipeline grammar, as MLIR's `TextualPipeline`.
+
+`builtin.module(func.func(cse,canonicalize{max-iterations=3}),symbol-dce)` is first
+split into a tree of named elements, each with its raw option text or its nested
+elements, as a pure function of the text. Then every name is resolved against the
+registry (pipelines first, then passes) before anything is built, and the tree is
+added to a pass manager, reporting MLIR's chain of "failed to add" lines.
+
+The scanner reproduces MLIR's `parsePipelineText` step by step rather than a tidier
+grammar, because users meet its quirks: the error messages and the columns they point
+at (`PipelineParseError.render()` draws MLIR's caret), an empty name for `cse,,cse` or
+`func.func()`, `cse canonicalize` read as one name, option braces counted without
+regard to quotes. Columns are 0-based offsets into the text given to the parser; for
+an anchored pipeline that is the text inside `anchor(...)`, as in MLIR.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from passflow.diagnostics import (
+    OptionError,
+    PassNestingError,
+    PipelineParseError,
+)
+
+if TYPE_CHECKING:
+    from passflow.manager import OpPassManager
+    from passflow.registry import PassInfo, PipelineInfo
+
+__all__ = [
+    "PipelineElement",
+    "add_pass_flag",
+    "format_elements",
+    "parse_pass_pipeline",
+    "parse_pass_pipeline_into",
+    "parse_pipeline_elements",
+    "split_anchored",
+]
+
+# The characters llvm::StringRef::trim() removes; Python's str.strip() removes more.
+_WHITESPACE = " \t\n\v\f\r"
+_SEPARATORS = ",(){"
+
+_ANCHOR_ERROR = (
+    "expected pass pipeline to be wrapped with the anchor operation type, "
+    "e.g. 'builtin.module(...)'"
+)
+_MISSING_BRACE = "missing closing '}' while processing pass options"
+_EXTRA_PAREN = "encountered extra closing ')' creating unbalanced parentheses while parsing pipeline"
+_EXPECTED_COMMA = "expected ',' after parsing pipeline"
+_UNBALANCED = "encountered unbalanced parentheses while parsing pipeline"
+
+
+@dataclass(frozen=True)
+class PipelineElement:
+    """One element of a textual pipeline: a pass or pipeline name, or an op anchor.
+
+    `options` is the raw text between the braces (untrimmed; `None` without braces)
+    and `inner` the nested elements of `anchor(...)` (`None` without parentheses;
+    never empty, since `anchor()` holds one element with an empty name). An element
+    never has both. `name_pos` is where the trimmed name starts, which is where
+    "does not refer to a registered pass" errors point.
+    """
+
+    name: str
+    name_pos: int
+    options: str | None = None
+    inner: tuple[PipelineElement, ...] | None = None
+
+
+def parse_pipeline_elements(text: str) -> list[PipelineElement]:
+    """Split un-anchored pipeline text into its element tree; `""` has no elements.
+
+    Raises `PipelineParseError` with MLIR's message and column for a missing `}`,
+    an extra or missing `)`, or text after an element that is not a `,`.
+    """
+    if not text:
+        return []
+    return [draft.freeze() for draft in _StructureScanner(text).scan()]
+
+
+def split_anchored(text: str) -> tuple[str, str, int]:
+    """Split `anchor(inner)` into the anchor, the inner text and the inner text's offset.
+
+    Mirrors the anchored entry of MLIR's `parsePassPipeline`: surrounding whitespace
+    is ignored, the anchor is everything before the first `(` (right-trimmed, not
+    validated) and must be non-empty, and the text must end with `)`. The offset lets
+    a caller map columns in `inner` back to `text`.
+    """
+    leading = len(text) - len(text.lstrip(_WHITESPACE))
+    body = text.strip(_WHITESPACE)
+    open_paren = body.find("(")
+    if open_paren <= 0 or not body.endswith(")"):
+        raise PipelineParseError(_ANCHOR_ERROR)
+    anchor = body[:open_paren].rstrip(_WHITESPACE)
+    return anchor, body[open_paren + 1 : -1], leading + open_paren + 1
+
+
+def format_elements(elements: Iterable[PipelineElement]) -> str:
+    """The compact text of an element tree (`a{opts},b(c)`), which parses back to it."""
+    return ",".join(_format_element(element) for element in elements)
+
+
+def _format_element(element: PipelineElement) -> str:
+    text = element.name
+    if element.options is not None:
+        text += "{" + element.options + "}"
+    if element.inner is not None:
+        text += "(" + format_elements(element.inner) + ")"
+    return text
+
+
+@dataclass
+class _Draft:
+    """A mutable element while its nested elements are still being scanned."""
+
+    name: str
+    name_pos: int
+    options: str | None = None
+    inner: list[_Draft] | None = None
+
+    def freeze(self) -> PipelineElement:
+        inner = None if self.inner is None else tuple(d.freeze() for d in self.inner)
+        return PipelineElement(self.name, self.name_pos, self.options, inner)
+
+
+class _StructureScanner:
+    """MLIR's `parsePipelineText`: a stack of element lists and a moving position."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.pos = 0
+        self.root: list[_Draft] = []
+        self.stack: list[list[_Draft]] = [self.root]
+
+    def scan(self) -> list[_Draft]:
+        while self._scan_element():
+            pass
+        if len(self.stack) > 1:
+            # Points at the start of the last name, or the end when text ran out.
+            raise self._error(_UNBALANCED, self.pos)
+        return self.root
+
+    def _scan_element(self) -> bool:
+        """Scan one element and what follows it; False once the text is used up."""
+        text = self.text
+        separator = _find_first_of(text, _SEPARATORS, self.pos)
+        end = len(text) if separator < 0 else separator
+        element = _Draft(*_trimmed(text, self.pos, end))
+        self.stack[-1].append(element)
+        if separator < 0:
+            return False
+        self.pos = separator
+        if text[separator] == "{":
+            self._scan_options(element)
+        elif text[separator] == "(":
+            element.inner = []
+            self.stack.append(element.inner)
+            self.pos = separator + 1
+            return True
+        self._close_parentheses()
+        if self.pos == len(text):
+            return False
+        if text[self.pos] != ",":
+            raise self._error(_EXPECTED_COMMA, self.pos)
+        self.pos += 1
+        return True
+
+    def _scan_options(self, element: _Draft) -> None:
+        """Take `{...}` (braces counted, quotes ignored) as the element's options."""
+        open_brace = self.pos
+        close = _matching_brace(self.text, open_brace + 1)
+        if close < 0:
+            raise self._error(_MISSING_BRACE, open_brace)
+        element.options = self.text[open_brace + 1 : close]
+        self.pos = _skip_whitespace(self.text, close + 1)
+
+    def _close_parentheses(self) -> None:
+        """Greedily consume `)`s (and the whitespace after each), popping the stack."""
+        text = self.text
+        while self.pos < len(text) and text[self.pos] == ")":
+            if len(self.stack) == 1:
+                raise self._error(_EXTRA_PAREN, self.pos)
+            self.stack.pop()
+            self.pos = _skip_whitespace(text, self.pos + 1)
+
+    def _error(self, message: str, column: int) -> PipelineParseError:
+        return PipelineParseError(message, self.text, column)
+
+
+def _find_first_of(text: str, chars: str, start: int) -> int:
+    for index in range(start, len(text)):
+        if text[index] in chars:
+            return index
+    return -1
+
+
+def _trimmed(text: str, start: int, end: int) -> tuple[str, int]:
+    """`text[start:end]` trimmed, and where it starts (at `end` when all blank)."""
+    first = start
+    while first < end and text[first] in _WHITESPACE:
+        first += 1
+    return text[first:end].rstrip(_WHITESPACE), first
+
+
+def _matching_brace(text: str, start: int) -> int:
+    """Index of the `}` closing a `{` just before `start`, or -1."""
+    depth = 1
+    for index in range(start, len(text)):
+        if text[index] == "{":
+            depth += 1
+        elif text[index] == "}":
+            depth -= 1
+            if depth == 0:
+                return index
+    return -1
+
+
+def _skip_whitespace(text: str, start: int) -> int:
+    while start < len(text) and text[start] in _WHITESPACE:
+        start += 1
+    return start
+
+
+# --- resolution and building: MLIR's TextualPipeline::addToPipeline -----------
+
+
+@dataclass
+class _ErrorChain:
+    """The error stream MLIR builds while adding: handler lines and llvm::cl lines."""
+
+    lines: list[str] = field(default_factory=lambda: list[str]())
+    cl: list[str] = field(default_factory=lambda: list[str]())
+
+    def option_error(self, err: OptionError, *, newline: bool) -> None:
+        if err.printed_by_cl:
+            self.cl.append(str(err))
+            self.lines.append("\n" if newline else "")
+        else:
+            self.lines.append(f"{err}\n" + ("\n" if newline else ""))
+
+    def fail(self) -> PipelineParseError:
+        return PipelineParseError("".join(self.lines), cl_messages=tuple(self.cl))
+
+
+def _resolve(elements: Iterable[PipelineElement], text: str) -> None:
+    from passflow.registry import lookup
+
+    for element in elements:
+        if element.inner is not None:
+            _resolve(element.inner, text)
+        elif lookup(element.name) is None:
+            raise PipelineParseError(
+                f"'{element.name}' does not refer to a registered pass or pass pipeline",
+                text,
+                element.name_pos,
+            )
+
+
+def _add_entry(
+    info: PassInfo | PipelineInfo, options: str, pm: OpPassManager, chain: _ErrorChain
+) -> bool:
+    from passflow.registry import PipelineInfo
+
+    try:
+        if isinstance(info, PipelineInfo):
+            if info.options is None and options.strip():
+                return False
+            info.add_to(pm, options)
+        else:
+            pm.add(info.create(options))
+    except OptionError as err:
+        if isinstance(info, PipelineInfo):
+            chain.cl.append(str(err))
+        else:
+            chain.option_error(err, newline=True)
+        return False
+    except PassNestingError as err:
+        chain.lines.append(f"{err}\n")
+        return False
+    return True
+
+
+def _add_elements(
+    elements: Iterable[PipelineElement], pm: OpPassManager, chain: _ErrorChain
+) -> bool:
+    from passflow.registry import lookup
+
+    for element in elements:
+        if element.inner is not None:
+            if not _add_elements(element.inner, pm.nest(element.name), chain):
+                chain.lines.append(
+                    f"failed to add `{element.name}` with options `` to inner pipeline\n"
+                )
+                return False
+            continue
+        info = lookup(element.name)
+        assert info is not None, "resolved before adding"
+        options = element.options or ""
+        if not _add_entry(info, options, pm, chain):
+            chain.lines.append(
+                f"failed to add `{element.name}` with options `{options}`\n"
+            )
+            return False
+    return True
+
+
+def parse_pass_pipeline_into(text: str, pm: OpPassManager) -> None:
+    """Append the unanchored pipeline `text` (`func.func(cse),symbol-dce`) to `pm`.
+
+    The elements are added with explicit nesting, so the result mirrors the text;
+    on any error `pm` is left unchanged and `PipelineParseError` carries MLIR's
+    message.
+    """
+    from passflow.manager import Nesting, OpPassManager
+
+    elements = parse_pipeline_elements(text)
+    _resolve(elements, text)
+    staging = OpPassManager(pm.anchor, Nesting.EXPLICIT)
+    chain = _ErrorChain()
+    if not _add_elements(elements, staging, chain):
+        raise chain.fail()
+    for pass_ in staging.passes:
+        pm.passes.append(pass_)
+    pm.clear_caches()
+
+
+def parse_pass_pipeline(text: str) -> OpPassManager:
+    """Parse an anchored pipeline (`builtin.module(func.func(cse))`) into a new manager."""
+    from passflow.manager import Nesting, OpPassManager
+
+    anchor, inner, _ = split_anchored(text)
+    pm = OpPassManager(anchor, Nesting.EXPLICIT)
+    parse_pass_pipeline_into(inner, pm)
+    return pm
+
+
+def add_pass_flag(pm: OpPassManager, name: str, options: str) -> None:
+    """Add a pass or pipeline given as a command-line flag (`--canonicalize=...`).
+
+    Unlike pipeline text, this honours `pm`'s own nesting mode, so an op-specific
+    pass on a module manager with implicit nesting gets its own nested pipeline,
+    as mlir-opt's individual pass flags do.
+    """
+    from passflow.registry import PipelineInfo, lookup
+
+    info = lookup(name)
+    if info is None:
+        raise PipelineParseError(
+            f"'{name}' does not refer to a registered pass or pass pipeline"
+        )
+    chain = _ErrorChain()
+    try:
+        if isinstance(info, PipelineInfo):
+            info.add_to(pm, options)
+        else:
+            pm.add(info.create(options))
+    except OptionError as err:
+        chain.option_error(err, newline=False)
+        raise chain.fail() from None
+    except PassNestingError as err:
+        raise PipelineParseError(str(err)) from None
