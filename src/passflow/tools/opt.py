@@ -1,0 +1,372 @@
+"""passflow-opt: mlir-opt's pass-infrastructure command line, on passflow.
+
+The flags, pipeline text, dumps and error messages are mlir-opt's, so a command
+line, a reproducer or a habit moves between the two tools. The input file is
+never modified and the output is written (atomically) only when every pass
+succeeded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import NoReturn, TextIO
+
+from passflow import ir, registry
+from passflow.diagnostics import (
+    Diagnostic,
+    IRParseError,
+    PassflowError,
+    PassPipelineError,
+    PipelineParseError,
+)
+from passflow.manager import Nesting, PassManager
+
+PROG = "passflow-opt"
+SPLIT_MARKER = "// -----"
+
+
+class UsageError(Exception):
+    """A command-line error: printed as `passflow-opt: <message>`, exit code 1."""
+
+
+@dataclass
+class PassFlag:
+    """An individual pass flag (`--cse`, `--canonicalize=top-down=false`)."""
+
+    name: str
+    options: str
+
+
+@dataclass
+class Invocation:
+    """Everything the command line asked for."""
+
+    args: argparse.Namespace
+    pass_flags: list[PassFlag] = field(default_factory=lambda: list[PassFlag]())
+
+
+def _bool(text: str) -> bool:
+    lowered = text.lower()
+    if lowered in ("", "1", "true"):
+        return True
+    if lowered in ("0", "false"):
+        return False
+    raise argparse.ArgumentTypeError(
+        f"'{text}' is invalid value for boolean argument! Try 0 or 1"
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        add_help=False,
+        description="MLIR's pass manager on the xDSL IR (mlir-opt compatible flags).",
+    )
+    add = parser.add_argument
+    add("input", nargs="?", default="-", help="input file ('-' for stdin)")
+    add("-o", dest="output", default="-", metavar="FILE", help="output file")
+    add(
+        "-p",
+        "--pass-pipeline",
+        dest="pass_pipeline",
+        metavar="PIPELINE",
+        help="textual pass pipeline, e.g. 'builtin.module(func.func(cse))'",
+    )
+    add(
+        "--dump-pass-pipeline",
+        action="store_true",
+        help="print the pipeline that will run to stderr",
+    )
+    add(
+        "--verify-each",
+        type=_bool,
+        nargs="?",
+        const=True,
+        default=True,
+        metavar="BOOL",
+        help="verify the IR after each pass (default true)",
+    )
+    add(
+        "--allow-unregistered-dialect",
+        action="store_true",
+        help="allow operations of unknown dialects",
+    )
+    add(
+        "--mlir-print-op-generic",
+        action="store_true",
+        help="print the output in generic op form",
+    )
+    add(
+        "--split-input-file",
+        action="store_true",
+        help=f"process chunks separated by '{SPLIT_MARKER}' independently",
+    )
+    add(
+        "--no-implicit-module",
+        action="store_true",
+        help="do not wrap the input in an implicit builtin.module",
+    )
+    add(
+        "--mlir-disable-threading",
+        action="store_true",
+        help="run nested pipelines on one thread",
+    )
+    add("--list-passes", action="store_true", help="list registered passes and exit")
+    add(
+        "--gen-pass-doc",
+        action="store_true",
+        help="print Markdown documentation of every registered pass and exit",
+    )
+    add("-h", "--help", action="store_true", help="show this help and exit")
+    return parser
+
+
+def normalize(argv: Sequence[str]) -> list[str]:
+    """mlir-opt accepts `-flag` and `--flag` alike; argparse wants `--flag`."""
+    result: list[str] = []
+    for arg in argv:
+        if arg.startswith("-") and not arg.startswith("--") and len(arg) > 2:
+            name = arg[1:].split("=", 1)[0]
+            if len(name) > 1:
+                arg = "-" + arg
+        result.append(arg)
+    return result
+
+
+def parse_command_line(argv: Sequence[str]) -> Invocation:
+    parser = build_parser()
+    known = {
+        option
+        for action in parser._actions  # pyright: ignore[reportPrivateUsage]
+        for option in action.option_strings
+    }
+    rest: list[str] = []
+    flags: list[PassFlag] = []
+    for arg in normalize(argv):
+        if arg.startswith("--"):
+            name, _, value = arg[2:].partition("=")
+            if "--" + name not in known and registry.lookup(name) is not None:
+                flags.append(PassFlag(name, value))
+                continue
+        rest.append(arg)
+    args, unknown = parser.parse_known_args(rest)
+    if unknown:
+        raise UsageError(
+            f"Unknown command line argument '{unknown[0]}'.  Try: '{PROG} --help'"
+        )
+    return Invocation(args, flags)
+
+
+# --- diagnostics --------------------------------------------------------------
+
+
+class DiagnosticPrinter:
+    """Prints diagnostics as mlir-opt does: location, severity, message, and the
+    source line with a caret when the location is in the input."""
+
+    def __init__(self, stream: TextIO, name: str, text: str) -> None:
+        self.stream = stream
+        self.name = name
+        self.lines = text.splitlines()
+
+    def __call__(self, diagnostic: Diagnostic) -> None:
+        self.print(diagnostic)
+
+    def print(self, diagnostic: Diagnostic) -> None:
+        self.stream.write(
+            f"{diagnostic.location}: {diagnostic.severity.value}: "
+            f"{diagnostic.message}\n"
+        )
+        loc = diagnostic.location
+        if loc.file == self.name and 1 <= loc.line <= len(self.lines):
+            self.stream.write(
+                f"{self.lines[loc.line - 1]}\n{' ' * (loc.column - 1)}^\n"
+            )
+        for note in diagnostic.notes:
+            self.print(note)
+
+
+def pipeline_error(stream: TextIO, err: PipelineParseError) -> None:
+    """A pipeline error as mlir-opt prints it: llvm::cl lines raw, then one
+    diagnostic at unknown location holding the parser's whole message."""
+    for line in err.cl_messages:
+        stream.write(f"{line}\n")
+    stream.write(f"<unknown>:0: error: {err.render()}\n")
+
+
+# --- running ------------------------------------------------------------------
+
+
+def build_pass_manager(inv: Invocation, anchor: str, ctx: ir.Context) -> PassManager:
+    from passflow.pipeline_text import add_pass_flag, parse_pass_pipeline
+
+    args = inv.args
+    pm = PassManager(anchor, ctx, nesting=Nesting.IMPLICIT)
+    pm.enable_verifier(args.verify_each)
+    if args.pass_pipeline is not None:
+        if inv.pass_flags:
+            raise PipelineParseError(
+                "'-pass-pipeline' option can't be used with individual pass options"
+            )
+        pm.assign(parse_pass_pipeline(args.pass_pipeline))
+    for flag in inv.pass_flags:
+        add_pass_flag(pm, flag.name, flag.options)
+    return pm
+
+
+def split_chunks(text: str, split: bool) -> list[tuple[str, int]]:
+    """The input's chunks with the line each starts on."""
+    if not split:
+        return [(text, 1)]
+    chunks: list[tuple[str, int]] = []
+    current: list[str] = []
+    start = 1
+    for number, line in enumerate(text.splitlines(keepends=True), start=1):
+        if line.strip() == SPLIT_MARKER:
+            chunks.append(("".join(current), start))
+            current = []
+            start = number + 1
+        else:
+            current.append(line)
+    chunks.append(("".join(current), start))
+    return chunks
+
+
+def parse_input(
+    text: str, name: str, first_line: int, ctx: ir.Context, implicit: bool
+) -> ir.Operation:
+    module = ir.parse_module(text, ctx, name, first_line=first_line)
+    if implicit or not ir.is_implicit_module(module):
+        return module
+    children = ir.direct_children(module)
+    if len(children) != 1:
+        raise IRParseError(
+            f"{name}:0:0: error: source must contain a single top-level operation, "
+            f"found: {len(children)}"
+        )
+    top = children[0]
+    top.detach()
+    return top
+
+
+def process_chunk(
+    inv: Invocation, text: str, first_line: int, name: str, printer: DiagnosticPrinter
+) -> str | None:
+    """Run the pipeline on one chunk; its printed output, or None on failure."""
+    args = inv.args
+    ctx = ir.default_context(allow_unregistered=args.allow_unregistered_dialect)
+    try:
+        top = parse_input(text, name, first_line, ctx, not args.no_implicit_module)
+    except IRParseError as err:
+        sys.stderr.write(f"{err}\n")
+        return None
+    try:
+        pm = build_pass_manager(inv, ir.operation_name(top).name, ctx)
+    except PipelineParseError as err:
+        pipeline_error(sys.stderr, err)
+        return None
+    if args.dump_pass_pipeline:
+        pm.dump(sys.stderr)
+        sys.stderr.write("\n")
+    pm.add_diagnostic_handler(printer)
+    try:
+        pm.run(top)
+    except PassPipelineError:
+        return None
+    return ir.print_op(top, generic=args.mlir_print_op_generic) + "\n"
+
+
+def write_output(path: str, text: str) -> None:
+    """Write `text` to `path` atomically (or to stdout for '-')."""
+    if path == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, temp = tempfile.mkstemp(prefix=".passflow-", dir=directory)
+    try:
+        with os.fdopen(fd, "w") as stream:
+            stream.write(text)
+        os.replace(temp, path)
+    except BaseException:
+        if os.path.exists(temp):
+            os.unlink(temp)
+        raise
+
+
+def read_input(path: str) -> tuple[str, str]:
+    if path == "-":
+        return sys.stdin.read(), "<stdin>"
+    with open(path) as stream:
+        return stream.read(), path
+
+
+def print_help(parser: argparse.ArgumentParser) -> None:
+    from passflow.tools.pass_doc import pass_help
+
+    parser.print_help(sys.stdout)
+    sys.stdout.write(
+        "\nPasses and pipelines (use as --NAME[=OPTIONS] or in --pass-pipeline):\n"
+    )
+    sys.stdout.write(pass_help())
+
+
+def run(inv: Invocation) -> int:
+    args = inv.args
+    if args.help:
+        print_help(build_parser())
+        return 0
+    if args.list_passes:
+        for info in registry.registered_passes():
+            print(f"{info.argument}  - {info.summary}")
+        for pipeline in registry.registered_pipelines():
+            print(f"{pipeline.argument}  - {pipeline.summary}")
+        return 0
+    if args.gen_pass_doc:
+        from passflow.tools.pass_doc import generate_markdown
+
+        sys.stdout.write(generate_markdown())
+        return 0
+    try:
+        text, name = read_input(args.input)
+    except OSError as err:
+        raise UsageError(
+            f"could not open input file '{args.input}': {err.strerror}"
+        ) from None
+    printer = DiagnosticPrinter(sys.stderr, name, text)
+    outputs: list[str] = []
+    ok = True
+    for chunk, first_line in split_chunks(text, args.split_input_file):
+        result = process_chunk(inv, chunk, first_line, name, printer)
+        if result is None:
+            ok = False
+        else:
+            outputs.append(result)
+    if not ok:
+        return 1
+    write_output(args.output, f"{SPLIT_MARKER}\n".join(outputs))
+    return 0
+
+
+def fail(message: str) -> NoReturn:
+    sys.stderr.write(f"{PROG}: {message}\n")
+    raise SystemExit(1)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        inv = parse_command_line(sys.argv[1:] if argv is None else argv)
+        return run(inv)
+    except UsageError as err:
+        fail(str(err))
+    except PassflowError as err:
+        fail(str(err))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
