@@ -97,10 +97,10 @@ class RunState:
             f"{type(err).__name__}: {err}",
             ir.location(op),
         )
+        # The first frame is the runner calling the pass; the rest is the pass's own.
+        frames = err.__traceback__.tb_next if err.__traceback__ else None
         diagnostic.attach_note(
-            "".join(
-                traceback.format_exception(type(err), err, err.__traceback__)
-            ).rstrip()
+            "".join(traceback.format_exception(type(err), err, frames)).rstrip()
         )
         self.emit(diagnostic)
 

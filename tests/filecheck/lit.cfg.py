@@ -3,7 +3,7 @@ import os
 import lit.formats
 
 config.name = "passflow"
-config.test_format = lit.formats.ShTest(execute_external=True)
+config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".mlir"]
 config.test_source_root = os.path.dirname(__file__)
 config.excludes = ["lit.cfg.py", "Inputs"]

@@ -1,0 +1,17 @@
+// The output file is written only when the run succeeded, and atomically; the
+// input file is never touched.
+// RUN: cp %s %t.in
+// RUN: passflow-opt %t.in -pass-pipeline='builtin.module(test-module-pass)' -o %t.ok
+// RUN: filecheck --check-prefix=OK %s < %t.ok
+// RUN: not passflow-opt %t.in -pass-pipeline='builtin.module(test-pass-failure)' -o %t.bad
+// RUN: not test -e %t.bad
+// RUN: diff %s %t.in
+// RUN: not passflow-opt %t.missing 2>&1 | filecheck --check-prefix=MISSING %s
+// RUN: not passflow-opt %t.in --no-such-flag 2>&1 | filecheck --check-prefix=FLAG %s
+
+// OK: func.func @keep()
+// MISSING: passflow-opt: could not open input file '{{.*}}missing': No such file or directory
+// FLAG: passflow-opt: Unknown command line argument '--no-such-flag'.
+func.func @keep() {
+  func.return
+}
