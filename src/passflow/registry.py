@@ -161,8 +161,18 @@ def _load_plugins() -> None:
 
 
 def lookup_pass(argument: str) -> PassInfo | None:
+    """The pass registered as `argument`; xDSL's passes come in on first use."""
     _load_plugins()
-    return _passes.get(argument)
+    found = _passes.get(argument)
+    if found is None:
+        from passflow.xdsl_passes import adapter_for
+
+        adapter = adapter_for(argument)
+        if adapter is not None:
+            found = _passes[argument] = PassInfo(
+                argument, adapter, adapter, _origin(adapter.xdsl_class)
+            )
+    return found
 
 
 def lookup_pipeline(argument: str) -> PipelineInfo | None:
