@@ -15,7 +15,7 @@ $(STAMP): $(BIN)/python pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/python examples/run_demo.py
+	BIN=$(BIN) sh examples/demo.sh
 
 pytest: $(STAMP)
 	$(BIN)/pytest

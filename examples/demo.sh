@@ -1,0 +1,26 @@
+#!/bin/sh
+# `make demo`: passflow-opt on examples/, then a pass written in Python.
+set -eu
+BIN=${BIN:-.venv/bin}
+
+echo "== passflow-opt: inline calls, canonicalize+cse every function, drop dead symbols"
+"$BIN/passflow-opt" examples/functions.mlir --dump-pass-pipeline \
+  --pass-pipeline='builtin.module(inline,func.func(canonicalize,cse),symbol-dce)'
+
+echo
+echo "== the same run, with mlir-opt's statistics and timing reports"
+"$BIN/passflow-opt" examples/functions.mlir -o /dev/null --mlir-pass-statistics --mlir-timing \
+  --pass-pipeline='builtin.module(inline,func.func(canonicalize,cse),symbol-dce)'
+
+echo
+echo "== a pipeline error is located with a caret, as in mlir-opt"
+if "$BIN/passflow-opt" examples/functions.mlir --pass-pipeline='builtin.module(func.func(cse),canonicalise)'; then
+  exit 1
+fi
+
+echo
+echo "== a pass written in Python, using a cached analysis (fails on purpose on @square_plus_one)"
+status=0
+"$BIN/python" examples/first_pass.py examples/functions.mlir || status=$?
+[ "$status" -eq 1 ]
+echo "(exit status 1, as expected)"
