@@ -24,6 +24,7 @@ from passflow.diagnostics import (
     PassPipelineError,
     Severity,
 )
+from passflow.execution import ChildExecutor
 from passflow.instrumentation import PassInstrumentation, PassInstrumentor
 from passflow.ir import Context, Operation, OperationName
 from passflow.pass_base import Pass
@@ -250,7 +251,7 @@ class OpToOpPassAdaptor(Pass):
     def __init__(self, managers: list[OpPassManager]) -> None:
         super().__init__()
         self.managers = managers
-        self._by_name: dict[OperationName, OpPassManager | None] = {}
+        self._by_name: dict[OperationName, int | None] = {}
 
     @property
     def adaptor_name(self) -> str:
@@ -261,12 +262,14 @@ class OpToOpPassAdaptor(Pass):
     def __str__(self) -> str:
         return ",".join(str(pm) for pm in self.managers)
 
-    def manager_for(self, name: OperationName) -> OpPassManager | None:
-        """The first pipeline (in sorted order) that runs on ops called `name`."""
+    def manager_index_for(self, name: OperationName) -> int | None:
+        """Index of the first pipeline (in sorted order) that runs on ops called `name`."""
         cache = self._by_name
         if name in cache:
             return cache[name]
-        found = next((pm for pm in self.managers if pm.can_schedule_on(name)), None)
+        found = next(
+            (i for i, pm in enumerate(self.managers) if pm.can_schedule_on(name)), None
+        )
         cache[name] = found
         return found
 
@@ -328,7 +331,8 @@ class PassManager(OpPassManager):
     """The top-level pass manager: `pm.run(op)` runs the pipeline on `op`.
 
     It owns the context (dialects load into it before the run), the
-    instrumentations, the diagnostic handlers and the verifier flag.
+    instrumentations, the diagnostic handlers, the verifier flag and the executor
+    that runs nested pipelines on children (None: serially on the calling thread).
     """
 
     def __init__(
@@ -337,9 +341,11 @@ class PassManager(OpPassManager):
         context: Context | None = None,
         *,
         nesting: Nesting = Nesting.EXPLICIT,
+        executor: ChildExecutor | None = None,
     ) -> None:
         super().__init__(anchor, nesting)
         self.context = context if context is not None else ir.default_context()
+        self.executor = executor
         self.instrumentor = PassInstrumentor()
         self.diagnostics = DiagnosticEngine()
         self.verify_each = True
@@ -371,6 +377,7 @@ class PassManager(OpPassManager):
             self.diagnostics,
             self.instrumentor if self.instrumentor else None,
             self.verify_each,
+            self.executor,
         )
         if not self._run(op, state):
             raise PassPipelineError(state.collected)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from passflow import ir
 from passflow.analysis import AnalysisManager
 from passflow.diagnostics import Diagnostic, DiagnosticEngine, Severity
+from passflow.execution import ChildExecutor, ChildWork
 from passflow.instrumentation import (
     InstrumentationError,
     PassInstrumentor,
@@ -58,6 +59,7 @@ class RunState:
     engine: DiagnosticEngine
     instrumentor: PassInstrumentor | None
     verify: bool
+    executor: ChildExecutor | None = None
     generation: int = 0
     collected: list[Diagnostic] = field(default_factory=lambda: list[Diagnostic]())
     _local: threading.local = field(default_factory=threading.local)
@@ -209,24 +211,36 @@ def run_pipeline(
 
 
 def run_adaptor(adaptor: OpToOpPassAdaptor) -> None:
-    """Run the adaptor's pipelines on the direct children of its op, serially.
+    """Run the adaptor's pipelines on the direct children of its op.
 
-    A failing child does not stop its siblings; the adaptor fails after all of
-    them were processed.
+    Children go to the run's executor (serially on this thread when there is at
+    most one). A failing child does not stop its siblings; the adaptor fails after
+    all of them were processed.
     """
     op = adaptor.get_operation()
-    am = adaptor.get_analysis_manager()
-    state = adaptor._running_state()  # pyright: ignore[reportPrivateUsage]
-    info = PipelineParentInfo(threading.get_ident(), adaptor)
-    failed = False
-    pm_for = adaptor.manager_for
+    state = adaptor._state
+    assert state is not None
+    index_for = adaptor.manager_index_for
+    items: list[tuple[int, Operation]] = []
     for region in op.regions:
         for block in region.blocks:
             for child in block.ops:
-                pm = pm_for(ir.operation_name(child))
-                if pm is None:
-                    continue
-                if not run_pipeline(pm, child, am.nest(child), state, info):
-                    failed = True
-    if failed:
+                index = index_for(ir.operation_name(child))
+                if index is not None:
+                    items.append((index, child))
+    work = ChildWork(
+        adaptor,
+        op,
+        adaptor.get_analysis_manager(),
+        state,
+        items,
+        PipelineParentInfo(threading.get_ident(), adaptor),
+    )
+    executor = state.executor
+    ok = (
+        work.run_serially()
+        if len(items) <= 1 or executor is None
+        else executor.run(work)
+    )
+    if not ok:
         adaptor.signal_pass_failure()
