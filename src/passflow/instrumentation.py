@@ -94,14 +94,18 @@ class PassInstrumentor:
         self._lock = threading.RLock()
         self._by_hook: dict[str, list[PassInstrumentation]] = {h: [] for h in _HOOKS}
 
-    def add(self, instrumentation: PassInstrumentation) -> None:
+    def add(self, instrumentation: PassInstrumentation, *, first: bool = False) -> None:
+        """Register `instrumentation` last (or `first`: its before-hooks run first
+        and its after-hooks last, as mlir-opt registers its crash reproducer)."""
         with self._lock:
-            self._instrumentations.append(instrumentation)
+            position = 0 if first else len(self._instrumentations)
+            self._instrumentations.insert(position, instrumentation)
             for hook in _HOOKS:
                 if getattr(type(instrumentation), hook) is not getattr(
                     PassInstrumentation, hook
                 ):
-                    self._by_hook[hook].append(instrumentation)
+                    targets = self._by_hook[hook]
+                    targets.insert(0 if first else len(targets), instrumentation)
 
     @property
     def instrumentations(self) -> tuple[PassInstrumentation, ...]:

@@ -51,6 +51,8 @@ __all__ = [
     "clone",
     "default_context",
     "direct_children",
+    "external_resources",
+    "file_metadata",
     "fingerprint",
     "is_implicit_module",
     "is_isolated_from_above",
@@ -213,14 +215,26 @@ class _Source:
 
 _OFFSET = "_passflow_offset"
 _SOURCE = "_passflow_source"
+_RESOURCES = "_passflow_resources"
+_METADATA = "_passflow_metadata"
+
+
+ResourceValue = str | bool | int
+"""A value in an `external_resources` entry of a file's `{-# ... #-}` section."""
+
+_RESOURCE_KEYS = {"mlir_reproducer": ("pipeline", "disable_threading", "verify_each")}
 
 
 class _LocatingParser(Parser):
-    """xDSL's parser, remembering where each op starts so errors can point at it."""
+    """xDSL's parser, remembering where each op starts so errors can point at it,
+    and reading `external_resources` (which xDSL refuses), as MLIR does for
+    reproducers."""
 
     def __init__(self, ctx: Context, text: str, name: str, source: _Source) -> None:
         super().__init__(ctx, text, name)
         self._source = source
+        self.resources: dict[str, dict[str, ResourceValue]] = {}
+        self.metadata: list[str] = []
 
     def parse_operation(self) -> Operation:
         start = self._current_token.span.start
@@ -229,6 +243,39 @@ class _LocatingParser(Parser):
         state[_OFFSET] = start
         state[_SOURCE] = self._source
         return op
+
+    def _parse_file_metadata_dictionary(self) -> None:
+        start = self._current_token.span.start
+        super()._parse_file_metadata_dictionary()
+        text = self._current_token.span.input.content
+        end = self._current_token.span.start
+        self.metadata.append(str(text[start:end]).rstrip())
+
+    def _parse_external_resources(self) -> None:
+        self.parse_comma_separated_list(
+            self.Delimiter.BRACES, self._parse_resource_group
+        )
+
+    def _parse_resource_group(self) -> None:
+        group = self.parse_identifier_or_str_literal(" for a resource group")
+        self.parse_punctuation(":")
+        entries = self.resources.setdefault(group, {})
+        known = _RESOURCE_KEYS.get(group)
+
+        def parse_entry() -> None:
+            key_span = self._current_token.span
+            key = self.parse_identifier_or_str_literal(" for a resource key")
+            if known is not None and key not in known:
+                self.raise_error(f"unknown '{group}' resource key '{key}'", key_span)
+            self.parse_punctuation(":")
+            value: ResourceValue | None = self.parse_optional_str_literal()
+            if value is None:
+                value = self.parse_optional_boolean()
+            if value is None:
+                value = self.parse_integer(context_msg=" for a resource value")
+            entries[key] = value
+
+        self.parse_comma_separated_list(self.Delimiter.BRACES, parse_entry)
 
 
 def parse_module(
@@ -251,15 +298,30 @@ def parse_module(
         line_starts.append(pos + 1)
         pos = find("\n", pos + 1)
     source = _Source(name, line_starts, first_line)
+    parser = _LocatingParser(ctx, text, name, source)
     try:
-        module = _LocatingParser(ctx, text, name, source).parse_module()
+        module = parser.parse_module()
     except ParseError as err:
         raise IRParseError(_format_parse_error(err, source, text)) from None
     state = vars(module)
     if _OFFSET not in state:
         state[_SOURCE] = source
         state[_OFFSET] = -1
+    state[_RESOURCES] = parser.resources
+    state[_METADATA] = "\n".join(parser.metadata)
     return module
+
+
+def external_resources(op: Operation) -> dict[str, dict[str, ResourceValue]]:
+    """The `external_resources` entries of the file `op` was parsed from, by group
+    (`mlir_reproducer` holds a reproducer's pipeline and flags)."""
+    return vars(op).get(_RESOURCES, {})
+
+
+def file_metadata(op: Operation) -> str:
+    """The raw `{-# ... #-}` section of the file `op` was parsed from ('' if none),
+    so a tool can pass it through to its output untouched."""
+    return vars(op).get(_METADATA, "")
 
 
 def is_implicit_module(op: Operation) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from enum import Enum
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from passflow import ir
 from passflow.analysis import AnalysisManager
@@ -20,15 +20,19 @@ from passflow.diagnostics import (
     Diagnostic,
     DiagnosticEngine,
     DiagnosticHandler,
+    PassflowError,
     PassNestingError,
     PassPipelineError,
     Severity,
 )
-from passflow.execution import ChildExecutor
+from passflow.execution import ChildExecutor, SerialExecutor
 from passflow.instrumentation import PassInstrumentation, PassInstrumentor
 from passflow.ir import Context, Operation, OperationName
 from passflow.pass_base import Pass
 from passflow.runner import RunState, run_adaptor, run_pipeline, schedule_error
+
+if TYPE_CHECKING:
+    from passflow.instruments.reproducer import CrashReproducer, StreamFactory
 
 __all__ = ["Nesting", "OpPassManager", "OpToOpPassAdaptor", "PassManager"]
 
@@ -351,6 +355,32 @@ class PassManager(OpPassManager):
         self.verify_each = True
         self._init_key: object = None
         self._init_generation = 0
+        self._reproducer: CrashReproducer | None = None
+
+    @property
+    def threading_disabled(self) -> bool:
+        """True when nested pipelines run serially on the calling thread."""
+        return self.executor is None or isinstance(self.executor, SerialExecutor)
+
+    def enable_crash_reproducer(
+        self, target: str | StreamFactory, *, local: bool = False
+    ) -> None:
+        """Write a reproducer to `target` (a path, or a function opening a stream)
+        when a pass fails or crashes.
+
+        Global mode replays the whole pipeline on the IR as it was when the run
+        started; `local=True` replays only the failing pass on the IR as it was
+        just before it (serial runs only, and a module print per pass).
+        """
+        from passflow.instruments.reproducer import CrashReproducer
+
+        if local and not self.threading_disabled:
+            raise PassflowError(
+                "Local crash reproduction can't be setup on a pass-manager without "
+                "disabling multi-threading first."
+            )
+        self._reproducer = CrashReproducer(target, local)
+        self.instrumentor.add(self._reproducer, first=True)
 
     def enable_verifier(self, enabled: bool = True) -> None:
         """Verify the IR after each pass (default on); off trades safety for speed."""
@@ -407,7 +437,22 @@ class PassManager(OpPassManager):
             self._init_key = key
         state.generation = self._init_generation
         am = AnalysisManager.for_root(op, state.instrumentor)
-        return run_pipeline(self, op, am, state, None)
+        reproducer = self._reproducer
+        if reproducer is None:
+            return run_pipeline(self, op, am, state, None)
+        reproducer.begin_run(
+            op,
+            self,
+            state.emit,
+            disable_threading=self.threading_disabled,
+            verify_each=self.verify_each,
+        )
+        ok = False
+        try:
+            ok = run_pipeline(self, op, am, state, None)
+        finally:
+            reproducer.end_run(failed=not ok)
+        return ok
 
 
 def _pass_identities(pm: OpPassManager) -> Iterator[int]:

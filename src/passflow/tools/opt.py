@@ -24,7 +24,12 @@ from passflow.diagnostics import (
     PassPipelineError,
     PipelineParseError,
 )
-from passflow.manager import Nesting, PassManager
+from passflow.instruments.reproducer import (
+    format_reproducer,
+    read_reproducer,
+    write_reproducer,
+)
+from passflow.manager import Nesting, OpPassManager, PassManager
 
 PROG = "passflow-opt"
 SPLIT_MARKER = "// -----"
@@ -116,6 +121,26 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="run nested pipelines on one thread",
     )
+    add(
+        "--mlir-pass-pipeline-crash-reproducer",
+        metavar="FILE",
+        help="write a reproducer to FILE when a pass fails or crashes",
+    )
+    add(
+        "--mlir-pass-pipeline-local-reproducer",
+        action="store_true",
+        help="make the reproducer replay only the failing pass",
+    )
+    add(
+        "--mlir-generate-reproducer",
+        metavar="FILE",
+        help="after a successful run, write the output IR and pipeline as a reproducer",
+    )
+    add(
+        "--run-reproducer",
+        action="store_true",
+        help="run the pipeline and flags stored in the input's mlir_reproducer resource",
+    )
     add("--list-passes", action="store_true", help="list registered passes and exit")
     add(
         "--gen-pass-doc",
@@ -202,12 +227,44 @@ def pipeline_error(stream: TextIO, err: PipelineParseError) -> None:
 # --- running ------------------------------------------------------------------
 
 
-def build_pass_manager(inv: Invocation, anchor: str, ctx: ir.Context) -> PassManager:
+@dataclass
+class Reproduced:
+    """A reproducer's pipeline, parsed, and its verifier flag."""
+
+    pipeline: OpPassManager
+    verify_each: bool
+
+
+def load_reproducer(top: ir.Operation) -> Reproduced | None:
+    """The input's `mlir_reproducer` pipeline, if it has one; a malformed one raises
+    (`PassflowError`), and the caller prints it raw, as mlir-opt does."""
+    from passflow.pipeline_text import parse_pass_pipeline
+
+    spec = read_reproducer(top)
+    if spec is None:
+        return None
+    return Reproduced(parse_pass_pipeline(spec.pipeline), spec.verify_each)
+
+
+def build_pass_manager(
+    inv: Invocation, anchor: str, ctx: ir.Context, reproducer: Reproduced | None
+) -> PassManager:
+    """The pass manager mlir-opt would build: CLI options, then a reproducer's
+    pipeline and flags, then `--pass-pipeline` (replacing) or pass flags (appended)."""
     from passflow.pipeline_text import add_pass_flag, parse_pass_pipeline
 
     args = inv.args
     pm = PassManager(anchor, ctx, nesting=Nesting.IMPLICIT)
     pm.enable_verifier(args.verify_each)
+    if args.mlir_pass_pipeline_crash_reproducer:
+        pm.enable_crash_reproducer(
+            args.mlir_pass_pipeline_crash_reproducer,
+            local=args.mlir_pass_pipeline_local_reproducer,
+        )
+    if reproducer is not None:
+        pm.assign(reproducer.pipeline)
+        pm.nesting = Nesting.IMPLICIT
+        pm.enable_verifier(reproducer.verify_each)
     if args.pass_pipeline is not None:
         if inv.pass_flags:
             raise PipelineParseError(
@@ -266,7 +323,12 @@ def process_chunk(
         sys.stderr.write(f"{err}\n")
         return None
     try:
-        pm = build_pass_manager(inv, ir.operation_name(top).name, ctx)
+        reproduced = load_reproducer(top) if args.run_reproducer else None
+    except PassflowError as err:
+        sys.stderr.write(f"{err}\n")
+        return None
+    try:
+        pm = build_pass_manager(inv, ir.operation_name(top).name, ctx, reproduced)
     except PipelineParseError as err:
         pipeline_error(sys.stderr, err)
         return None
@@ -278,7 +340,18 @@ def process_chunk(
         pm.run(top)
     except PassPipelineError:
         return None
-    return ir.print_op(top, generic=args.mlir_print_op_generic) + "\n"
+    output = ir.print_op(top, generic=args.mlir_print_op_generic) + "\n"
+    if args.mlir_generate_reproducer:
+        pipeline = f"{pm.anchor}({','.join(str(p) for p in pm.passes)})"
+        content = format_reproducer(
+            output, pipeline, disable_threading=False, verify_each=False
+        )
+        problem = write_reproducer(args.mlir_generate_reproducer, content)
+        if problem is not None:
+            sys.stderr.write(f"{problem}\n")
+            return None
+    metadata = "" if args.run_reproducer else ir.file_metadata(top)
+    return output + (f"\n{metadata}\n" if metadata else "")
 
 
 def write_output(path: str, text: str) -> None:
@@ -366,6 +439,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         fail(str(err))
     except PassflowError as err:
         fail(str(err))
+    except KeyboardInterrupt:
+        sys.stderr.write(f"{PROG}: interrupted\n")
+        return 130
 
 
 if __name__ == "__main__":

@@ -1,0 +1,257 @@
+"""Crash and failure reproducers: a file that replays a failing pipeline.
+
+When a pass fails or raises, the reproducer holds the IR as it was before the run
+(global mode) or before the failing pass (local mode), and, in MLIR's
+`external_resources` section, the pipeline and flags to run on it. The format is
+mlir-opt's, so a reproducer moves between `passflow-opt --run-reproducer` and
+`mlir-opt --run-reproducer` unchanged (where both know the passes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, TextIO
+
+from passflow import ir
+from passflow.diagnostics import Diagnostic, PassflowError, Severity
+from passflow.instrumentation import PassInstrumentation
+from passflow.ir import Operation
+
+if TYPE_CHECKING:
+    from passflow.manager import OpPassManager
+    from passflow.pass_base import Pass
+
+__all__ = [
+    "CrashReproducer",
+    "ReproducerSpec",
+    "StreamFactory",
+    "format_reproducer",
+    "read_reproducer",
+    "write_reproducer",
+]
+
+StreamFactory = Callable[[], TextIO]
+"""Opens the stream a reproducer is written to (the caller closes nothing)."""
+
+
+def escape_string(text: str) -> str:
+    """MLIR's `printEscapedString`: backslash doubled, other non-printables as `\\XX`."""
+    out: list[str] = []
+    for char in text:
+        if char == "\\":
+            out.append("\\\\")
+        elif char.isprintable() and char != '"' and ord(char) < 0x7F:
+            out.append(char)
+        else:
+            out.extend(f"\\{byte:02X}" for byte in char.encode())
+    return "".join(out)
+
+
+def format_reproducer(
+    op_text: str, pipeline: str, *, disable_threading: bool, verify_each: bool
+) -> str:
+    """The file: the IR, an empty line, then the `mlir_reproducer` resource."""
+    flag = "true" if disable_threading else "false"
+    verify = "true" if verify_each else "false"
+    return (
+        f"{op_text.rstrip(chr(10))}\n\n"
+        "{-#\n"
+        "  external_resources: {\n"
+        "    mlir_reproducer: {\n"
+        f'      pipeline: "{escape_string(pipeline)}",\n'
+        f"      disable_threading: {flag},\n"
+        f"      verify_each: {verify}\n"
+        "    }\n"
+        "  }\n"
+        "#-}\n"
+    )
+
+
+@dataclass(frozen=True)
+class ReproducerSpec:
+    """What `--run-reproducer` applies: the pipeline text and the two flags."""
+
+    pipeline: str
+    disable_threading: bool = False
+    verify_each: bool = True
+
+
+def read_reproducer(op: Operation) -> ReproducerSpec | None:
+    """The `mlir_reproducer` resource of the file `op` was parsed from, if any."""
+    entry = ir.external_resources(op).get("mlir_reproducer")
+    if entry is None:
+        return None
+    pipeline = entry.get("pipeline")
+    if not isinstance(pipeline, str):
+        raise PassflowError("the 'mlir_reproducer' resource has no 'pipeline' string")
+    return ReproducerSpec(
+        pipeline,
+        bool(entry.get("disable_threading", False)),
+        bool(entry.get("verify_each", True)),
+    )
+
+
+def _open_path(path: str) -> StreamFactory:
+    return lambda: open(path, "w")
+
+
+def write_reproducer(target: str | StreamFactory, content: str) -> str | None:
+    """Write `content`; None on success, else why the stream could not be made."""
+    factory = _open_path(target) if isinstance(target, str) else target
+    try:
+        stream = factory()
+    except OSError as err:
+        name = target if isinstance(target, str) else "<stream>"
+        return (
+            "failed to create output stream: Failed to create reproducer stream: "
+            f"cannot open output file '{name}': {err.strerror}"
+        )
+    try:
+        stream.write(content)
+    finally:
+        if isinstance(target, str):
+            stream.close()
+    return None
+
+
+def _describe(pass_: Pass, op: Operation) -> str:
+    name = ir.operation_name(op).name
+    symbol = ir.symbol_name(op)
+    suffix = f": @{symbol}" if symbol is not None else ""
+    return f"`{pass_.name}` on '{name}' operation{suffix}"
+
+
+@dataclass(eq=False)
+class _Context:
+    """One reproducer candidate: the IR to replay and the pipeline to run on it."""
+
+    op_text: str
+    pipeline: str
+
+
+@dataclass(eq=False)
+class CrashReproducer(PassInstrumentation):
+    """Writes a reproducer when a pass fails or crashes (MLIR's crash reproducer).
+
+    Global mode snapshots the top-level op when the run starts and replays the whole
+    pipeline; local mode snapshots before every pass and replays only the failing
+    one (so it needs a serial run, and costs a module print per pass).
+    """
+
+    target: str | StreamFactory
+    local: bool = False
+    _emit: Callable[[Diagnostic], None] | None = None
+    _top: Operation | None = None
+    _disable_threading: bool = True
+    _verify_each: bool = True
+    _running: dict[tuple[int, int], tuple[Pass, Operation]] = field(
+        default_factory=lambda: dict[tuple[int, int], tuple["Pass", Operation]]()
+    )
+    _stack: list[_Context] = field(default_factory=lambda: list[_Context]())
+    _global: _Context | None = None
+    _done: bool = False
+
+    # --- driven by the pass manager -------------------------------------------
+
+    def begin_run(
+        self,
+        top: Operation,
+        pm: OpPassManager,
+        emit: Callable[[Diagnostic], None],
+        *,
+        disable_threading: bool,
+        verify_each: bool,
+    ) -> None:
+        """Start of `PassManager.run`, after finalization: take the global snapshot."""
+        self._emit = emit
+        self._top = top
+        self._disable_threading = disable_threading
+        self._verify_each = verify_each
+        self._running.clear()
+        self._stack.clear()
+        self._done = False
+        self._global = None
+        if not self.local:
+            pipeline = ", ".join(str(p) for p in pm.passes)
+            self._global = _Context(
+                ir.print_op(top), f"{ir.operation_name(top).name}({pipeline})"
+            )
+
+    def end_run(self, failed: bool) -> None:
+        """End of the run; a failure no hook saw (a crash) still gets its file."""
+        if failed and not self._done and self._top is not None:
+            self._finalize(self._top)
+        self._running.clear()
+        self._stack.clear()
+        self._global = None
+
+    # --- hooks ------------------------------------------------------------------
+
+    def run_before_pass(self, pass_: Pass, op: Operation) -> None:
+        if _is_adaptor(pass_):
+            return
+        self._running[(id(pass_), id(op))] = (pass_, op)
+        if self.local and self._top is not None:
+            self._stack.append(
+                _Context(ir.print_op(self._top), self._local_pipeline(pass_, op))
+            )
+
+    def run_after_pass(self, pass_: Pass, op: Operation) -> None:
+        if _is_adaptor(pass_):
+            return
+        self._running.pop((id(pass_), id(op)), None)
+        if self.local and self._stack:
+            self._stack.pop()
+
+    def run_after_pass_failed(self, pass_: Pass, op: Operation) -> None:
+        if _is_adaptor(pass_) or self._done:
+            return
+        self._finalize(op)
+
+    # --- generation ---------------------------------------------------------------
+
+    def _local_pipeline(self, pass_: Pass, op: Operation) -> str:
+        assert self._top is not None
+        names: list[str] = []
+        current: Operation | None = op
+        while current is not None and current is not self._top:
+            names.append(ir.operation_name(current).name)
+            current = current.parent_op()
+        names.reverse()
+        inner = "".join(f"{n}(" for n in names) + str(pass_) + ")" * len(names)
+        return f"{ir.operation_name(self._top).name}({inner})"
+
+    def _finalize(self, root: Operation) -> None:
+        self._done = True
+        context = self._stack[-1] if self.local and self._stack else self._global
+        if context is None:
+            return
+        content = format_reproducer(
+            context.op_text,
+            context.pipeline,
+            disable_threading=self._disable_threading,
+            verify_each=self._verify_each,
+        )
+        problem = write_reproducer(self.target, content)
+        where = self.target if isinstance(self.target, str) else "<stream>"
+        outcome = problem or f"reproducer generated at `{where}`"
+        running = [_describe(p, o) for p, o in self._running.values()]
+        if self.local:
+            note = f"Pipeline failed while executing {running[-1] if running else ''}: {outcome}"
+        else:
+            note = f"Pipeline failed while executing [{', '.join(running)}]: {outcome}"
+        diagnostic = Diagnostic(
+            Severity.ERROR,
+            "Failures have been detected while processing an MLIR pass pipeline",
+            ir.location(root),
+        )
+        diagnostic.attach_note(note)
+        if self._emit is not None:
+            self._emit(diagnostic)
+
+
+def _is_adaptor(pass_: Pass) -> bool:
+    from passflow.manager import OpToOpPassAdaptor
+
+    return isinstance(pass_, OpToOpPassAdaptor)

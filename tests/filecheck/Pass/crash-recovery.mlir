@@ -1,0 +1,43 @@
+// A failing or crashing pass writes a reproducer (mlir-opt's format) and reports
+// where; --run-reproducer replays it. Local mode replays only the failing pass.
+// RUN: not passflow-opt %s -pass-pipeline='builtin.module(func.func(test-function-pass,test-pass-failure),test-module-pass)' --mlir-pass-pipeline-crash-reproducer=%t.global 2>&1 | filecheck --check-prefix=GLOBAL %s
+// RUN: filecheck --check-prefix=GLOBAL-FILE %s < %t.global
+// RUN: not passflow-opt %t.global --run-reproducer 2>&1 | filecheck --allow-empty --check-prefix=REPLAY %s
+// RUN: not passflow-opt %s -pass-pipeline='builtin.module(func.func(test-function-pass,test-pass-crash))' --mlir-pass-pipeline-crash-reproducer=%t.local --mlir-pass-pipeline-local-reproducer --mlir-disable-threading 2>&1 | filecheck --check-prefix=LOCAL %s
+// RUN: filecheck --check-prefix=LOCAL-FILE %s < %t.local
+// RUN: not passflow-opt %s -pass-pipeline='builtin.module(test-pass-failure)' --mlir-pass-pipeline-crash-reproducer=%t.nodir/sub/r.mlir 2>&1 | filecheck --check-prefix=NOFILE %s
+
+// GLOBAL: crash-recovery.mlir:[[# @LINE + 27]]:1: error: Failures have been detected while processing an MLIR pass pipeline
+// GLOBAL: note: Pipeline failed while executing [`TestFailurePass` on 'func.func' operation: @foo]: reproducer generated at `{{.*}}.global`
+
+// GLOBAL-FILE: func.func @foo()
+// GLOBAL-FILE: func.func @bar()
+// GLOBAL-FILE:      {-#
+// GLOBAL-FILE-NEXT:   external_resources: {
+// GLOBAL-FILE-NEXT:     mlir_reproducer: {
+// GLOBAL-FILE-NEXT:       pipeline: "builtin.module(func.func(test-function-pass,test-pass-failure{gen-diagnostics=false}), test-module-pass)",
+// GLOBAL-FILE-NEXT:       disable_threading: true,
+// GLOBAL-FILE-NEXT:       verify_each: true
+// GLOBAL-FILE-NEXT:     }
+// GLOBAL-FILE-NEXT:   }
+// GLOBAL-FILE-NEXT: #-}
+
+// REPLAY-NOT: builtin.module
+
+// LOCAL: error: pass 'TestPassCrash' crashed on 'func.func' op: RuntimeError: test-pass-crash: deliberate crash
+// LOCAL: crash-recovery.mlir:[[# @LINE + 9]]:1: error: Failures have been detected while processing an MLIR pass pipeline
+// LOCAL: note: Pipeline failed while executing `TestPassCrash` on 'func.func' operation: @foo: reproducer generated at `{{.*}}.local`
+
+// LOCAL-FILE: pipeline: "builtin.module(func.func(test-pass-crash))",
+// LOCAL-FILE-NEXT: disable_threading: true,
+
+// NOFILE: error: Failures have been detected while processing an MLIR pass pipeline
+// NOFILE: note: Pipeline failed while executing [`TestFailurePass` on 'builtin.module' operation]: failed to create output stream: Failed to create reproducer stream: cannot open output file '{{.*}}r.mlir': No such file or directory
+
+func.func @foo() {
+  func.return
+}
+
+func.func @bar() {
+  func.return
+}
