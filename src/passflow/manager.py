@@ -32,6 +32,7 @@ from passflow.pass_base import Pass
 from passflow.runner import RunState, run_adaptor, run_pipeline, schedule_error
 
 if TYPE_CHECKING:
+    from passflow.instruments.progress import ProgressBar
     from passflow.instruments.reproducer import CrashReproducer, StreamFactory
 
 __all__ = ["Nesting", "OpPassManager", "OpToOpPassAdaptor", "PassManager"]
@@ -356,6 +357,18 @@ class PassManager(OpPassManager):
         self._init_key: object = None
         self._init_generation = 0
         self._reproducer: CrashReproducer | None = None
+        self._progress: ProgressBar | None = None
+
+    def enable_progress(
+        self, stream: TextIO | None = None, *, force: bool = False
+    ) -> ProgressBar:
+        """Show a live progress bar on `stream` (stderr) when it is a terminal
+        (or always, with `force`)."""
+        from passflow.instruments.progress import ProgressBar
+
+        self._progress = ProgressBar(stream, force=force)
+        self.instrumentor.add(self._progress)
+        return self._progress
 
     @property
     def threading_disabled(self) -> bool:
@@ -409,7 +422,15 @@ class PassManager(OpPassManager):
             self.verify_each,
             self.executor,
         )
-        if not self._run(op, state):
+        progress = self._progress
+        if progress is not None:
+            progress.start(op)
+        try:
+            ok = self._run(op, state)
+        finally:
+            if progress is not None:
+                progress.stop()
+        if not ok:
             raise PassPipelineError(state.collected)
 
     def _run(self, op: Operation, state: RunState) -> bool:

@@ -141,6 +141,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="run the pipeline and flags stored in the input's mlir_reproducer resource",
     )
+    add(
+        "--progress",
+        action="store_true",
+        help="show a live progress bar on stderr when it is a terminal",
+    )
     add("--list-passes", action="store_true", help="list registered passes and exit")
     add(
         "--gen-pass-doc",
@@ -336,6 +341,8 @@ def process_chunk(
         pm.dump(sys.stderr)
         sys.stderr.write("\n")
     pm.add_diagnostic_handler(printer)
+    if args.progress:
+        pm.enable_progress(sys.stderr)
     try:
         pm.run(top)
     except PassPipelineError:
