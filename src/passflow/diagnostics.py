@@ -8,7 +8,9 @@ Every error passflow raises derives from `PassflowError`::
     ├── PassNestingError         an op-restricted pass added to the wrong pass manager
     ├── OptionError              a pass or pipeline option string is invalid
     ├── RegistrationError        a pass or pipeline name is taken or malformed
-    └── IRParseError             .mlir text does not parse
+    ├── IRParseError             .mlir text does not parse
+    ├── InstrumentationError     a hook of a PassInstrumentation raised
+    └── PipelineGraphError       misuse of a PipelineGraph (see passflow.graph.errors)
 
 Diagnostics mirror MLIR's: a severity, a message, a location and attached notes.
 They print as mlir-opt prints them (`file:line:col: error: message`), so tools and

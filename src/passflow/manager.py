@@ -239,7 +239,7 @@ class OpPassManager:
             if isinstance(p, OpToOpPassAdaptor):
                 inner.append(",\n".join(pm.pretty(indent + 2) for pm in p.managers))
             else:
-                inner.append(" " * (indent + 2) + str(p))
+                inner.append(p.pretty(indent + 2))
         return f"{pad}{self._anchor}(\n" + ",\n".join(inner) + f"\n{pad})"
 
     def dump(self, stream: TextIO | None = None) -> None:

@@ -223,6 +223,13 @@ class Pass:
     def __str__(self) -> str:
         return (self.argument or f"unknown<{self.name}>") + self.options_text()
 
+    def pretty(self, indent: int = 0) -> str:
+        """This pass as `--dump-pass-pipeline` shows it: `str(self)`, indented.
+
+        A pass that runs pipelines of its own (a pipeline schedule) shows them here.
+        """
+        return " " * indent + str(self)
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self}>"
 

@@ -88,6 +88,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="print the pipeline that will run to stderr",
     )
     add(
+        "--dump-pipeline-graph",
+        choices=("dot", "json"),
+        metavar="FORMAT",
+        help="print the graph of every pipeline schedule in the pipeline to stderr, "
+        "as Graphviz DOT or JSON (dot, json)",
+    )
+    add(
         "--verify-each",
         type=_bool,
         nargs="?",
@@ -340,6 +347,10 @@ def process_chunk(
     if args.dump_pass_pipeline:
         pm.dump(sys.stderr)
         sys.stderr.write("\n")
+    if args.dump_pipeline_graph is not None:
+        from passflow.graph import dump_pipeline_graphs
+
+        sys.stderr.write(dump_pipeline_graphs(pm, args.dump_pipeline_graph))
     pm.add_diagnostic_handler(printer)
     if args.progress:
         pm.enable_progress(sys.stderr)

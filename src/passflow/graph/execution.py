@@ -1,0 +1,249 @@
+"""Running a schedule: the pass that follows jumps, and the trace of what ran.
+
+`PipelineSchedulePass` runs each scheduled pipeline with `Pass.run_pipeline`,
+MLIR's dynamic pass pipeline, on the op the pass runs on. So every stage shares
+the enclosing `PassManager.run`: its instrumentation sees each stage as a nested
+pipeline whose parent pass is the schedule pass, and timing, IR printing,
+statistics, verification and reproducers treat the stages' passes as any other.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from xdsl.dialects.builtin import StringAttr
+
+from passflow.diagnostics import Diagnostic
+from passflow.graph.errors import (
+    JumpLimitError,
+    ScheduleRunError,
+    UndeclaredJumpError,
+)
+from passflow.ir import Operation, OperationName
+from passflow.manager import OpPassManager
+from passflow.pass_base import OperationPass
+from passflow.statistics import Statistic
+
+if TYPE_CHECKING:
+    from passflow.graph.schedule import PipelineSchedule, ScheduledPipeline
+
+__all__ = [
+    "JUMP_TARGET_ATTRIBUTE",
+    "JumpTaken",
+    "PipelineRan",
+    "PipelineSchedulePass",
+    "ScheduleFailure",
+    "ScheduleTrace",
+    "TraceEvent",
+]
+
+JUMP_TARGET_ATTRIBUTE = "pipeline.jump_target"
+"""The string attribute a pass sets on the top-level op to request a jump."""
+
+
+@dataclass(frozen=True)
+class PipelineRan:
+    """A pipeline was run; `pipeline` is qualified (`subgraph/member`)."""
+
+    pipeline: str
+
+    def __str__(self) -> str:
+        return f"run  {self.pipeline}"
+
+
+@dataclass(frozen=True)
+class JumpTaken:
+    """After `source` finished, the run continued at `target` (both qualified)."""
+
+    source: str
+    target: str
+
+    def __str__(self) -> str:
+        return f"jump {self.source} -> {self.target}"
+
+
+TraceEvent = PipelineRan | JumpTaken
+
+
+@dataclass
+class ScheduleTrace:
+    """What one run did, in order: every pipeline run and every jump taken."""
+
+    events: list[TraceEvent] = field(default_factory=lambda: list[TraceEvent]())
+
+    @property
+    def executed(self) -> tuple[str, ...]:
+        """The qualified names of the pipelines run, in order, repeats included."""
+        return tuple(e.pipeline for e in self.events if isinstance(e, PipelineRan))
+
+    @property
+    def jumps(self) -> tuple[JumpTaken, ...]:
+        return tuple(e for e in self.events if isinstance(e, JumpTaken))
+
+    def __str__(self) -> str:
+        """One event per line (`run  frontend`, `jump a -> b`), for reading and diffing."""
+        return "\n".join(str(e) for e in self.events)
+
+
+@dataclass(frozen=True)
+class ScheduleFailure:
+    """Why the schedule pass aborted a run, kept so the caller can raise the
+    matching `ScheduleRunError` with the run's diagnostics."""
+
+    kind: type[ScheduleRunError]
+    pipeline: str | None
+    target: str
+
+    def error(self, diagnostics: list[Diagnostic]) -> ScheduleRunError:
+        return self.kind(diagnostics, self.pipeline, self.target)
+
+
+class PipelineSchedulePass(OperationPass):
+    """Runs a `PipelineSchedule` on its op, following `pipeline.jump_target`.
+
+    Made by `PipelineSchedule.as_pass` (and by a registered schedule's pipeline).
+    After a run, `trace` holds what ran and `failure` why the run was aborted,
+    if a jump aborted it. While a stage runs, `current_pipeline` names it, so an
+    instrumentation can tell stages apart (`parent.parent_pass.current_pipeline`
+    in `run_before_pipeline`).
+    """
+
+    name = "PipelineSchedule"
+    summary = "Run a pipeline schedule, following its run-time jumps"
+
+    pipelines_run = Statistic("pipelines-run", "Number of pipelines run")
+    jumps_taken = Statistic("jumps-taken", "Number of jumps taken")
+
+    def __init__(self, schedule: PipelineSchedule, argument: str) -> None:
+        super().__init__()
+        self.schedule = schedule
+        self._argument = argument
+        self.trace = ScheduleTrace()
+        self.failure: ScheduleFailure | None = None
+        self.current_pipeline: str | None = None
+
+    def can_schedule_on(self, name: OperationName) -> bool:
+        anchor = self.schedule.anchor
+        return anchor == "any" or name.name == anchor
+
+    def nested_pipelines(self) -> list[tuple[str, OpPassManager]]:
+        """Every stage's pass manager with its qualified name, in schedule order.
+
+        These are the pipelines this pass runs dynamically; reports that walk a
+        pass-manager tree (statistics) find the stages' passes through it.
+        """
+        return list(self.schedule.pass_managers())
+
+    def get_dependent_dialects(self) -> list[str]:
+        """Every stage's dialects, loaded before the run as for nested pipelines."""
+        return [d for _, pm in self.nested_pipelines() for d in pm.dependent_dialects()]
+
+    def clone(self) -> PipelineSchedulePass:
+        return PipelineSchedulePass(self.schedule.clone(), self._argument)
+
+    def __str__(self) -> str:
+        return self._argument
+
+    def pretty(self, indent: int = 0) -> str:
+        """The numbered schedule under this pass's name, as `--dump-pass-pipeline`
+        shows it."""
+        return self.schedule.pretty(indent, title=self._argument)
+
+    def run_on_operation(self) -> None:
+        op = self.get_operation()
+        self.trace = ScheduleTrace()
+        self.failure = None
+        stale = op.attributes.get(JUMP_TARGET_ATTRIBUTE)
+        if stale is not None:
+            self._fail(
+                UndeclaredJumpError,
+                None,
+                stale,
+                f"{JUMP_TARGET_ATTRIBUTE} = {stale} is already set before schedule "
+                f"'{self.schedule.name}' started; only its pipelines' passes may set it",
+            )
+            ok = False
+        else:
+            ok = self._run_schedule(self.schedule, op, "")
+        self.current_pipeline = None
+        if not ok:
+            self.signal_pass_failure()
+
+    def _run_schedule(
+        self, schedule: PipelineSchedule, op: Operation, prefix: str
+    ) -> bool:
+        """Run `schedule` from its first pipeline, following jumps; False on failure.
+
+        A subgraph (`prefix` set) whose last member requests a target it did not
+        declare returns with the request still on the op: the jump then leaves
+        from the end of the subgraph, and the subgraph's own targets decide.
+        """
+        taken: Counter[tuple[str, str]] = Counter()
+        pipelines = schedule.pipelines
+        index = 0
+        while index < len(pipelines):
+            pipeline = pipelines[index]
+            qualified = prefix + pipeline.name
+            if not self._run_unit(pipeline, op, qualified):
+                return False
+            requested = op.attributes.get(JUMP_TARGET_ATTRIBUTE)
+            if requested is None:
+                index += 1
+                continue
+            target = requested.data if isinstance(requested, StringAttr) else None
+            if target is None or target not in pipeline.jump_targets:
+                if prefix and index == len(pipelines) - 1:
+                    return True
+                declared = ", ".join(pipeline.jump_targets) or "none"
+                self._fail(
+                    UndeclaredJumpError,
+                    qualified,
+                    requested,
+                    f"pipeline '{qualified}' set {JUMP_TARGET_ATTRIBUTE} = "
+                    f"{requested}, which is not one of its jump targets ({declared})",
+                )
+                return False
+            taken[pipeline.name, target] += 1
+            if taken[pipeline.name, target] > schedule.max_jumps_per_edge:
+                self._fail(
+                    JumpLimitError,
+                    qualified,
+                    requested,
+                    f"pipeline '{qualified}' requested the jump to '{prefix}{target}' "
+                    f"again after taking it {schedule.max_jumps_per_edge} times in "
+                    f"this run of '{schedule.name}', the limit per jump edge "
+                    "(create_schedule(max_jumps_per_edge=...)); the loop does not "
+                    "converge",
+                )
+                return False
+            del op.attributes[JUMP_TARGET_ATTRIBUTE]
+            self.jumps_taken += 1
+            self.trace.events.append(JumpTaken(qualified, prefix + target))
+            index = schedule.index(target)
+        return True
+
+    def _run_unit(
+        self, pipeline: ScheduledPipeline, op: Operation, qualified: str
+    ) -> bool:
+        body = pipeline.body
+        if not isinstance(body, OpPassManager):
+            return self._run_schedule(body, op, qualified + "/")
+        self.current_pipeline = qualified
+        self.trace.events.append(PipelineRan(qualified))
+        self.pipelines_run += 1
+        return self.run_pipeline(body, op)
+
+    def _fail(
+        self,
+        kind: type[ScheduleRunError],
+        pipeline: str | None,
+        requested: object,
+        message: str,
+    ) -> None:
+        """Report `message` at the op and keep what the caller's error needs;
+        `requested` is the attribute found (a non-string one keeps its text)."""
+        self.emit_error(self.get_operation(), message)
+        target = requested.data if isinstance(requested, StringAttr) else str(requested)
+        self.failure = ScheduleFailure(kind, pipeline, target)

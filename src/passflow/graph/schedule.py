@@ -1,0 +1,223 @@
+"""`PipelineSchedule`: a pipeline graph in run order, runnable like a pass manager.
+
+The schedule is a list of pipelines (each an `OpPassManager`, or a nested schedule
+for a subgraph) with the jump targets each may request. It runs as a single pass,
+`PipelineSchedulePass`, that executes each pipeline as a dynamic pipeline, so a
+`PassManager` drives the whole run: instrumentation, timing, IR printing,
+statistics, verification and crash reproducers see every stage, exactly as they
+see any other pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from passflow import ir, registry
+from passflow.diagnostics import PassPipelineError
+from passflow.graph import export
+from passflow.graph.errors import PipelineGraphError
+from passflow.graph.execution import PipelineSchedulePass, ScheduleTrace
+from passflow.manager import OpPassManager, PassManager
+
+__all__ = [
+    "DEFAULT_MAX_JUMPS_PER_EDGE",
+    "Dependency",
+    "PipelineSchedule",
+    "ScheduledPipeline",
+]
+
+DEFAULT_MAX_JUMPS_PER_EDGE = 10
+"""How often one jump may be taken per run of its graph, unless configured.
+
+MLIR's own bounded loop over a pipeline, `createCompositeFixedPointPass`, stops
+after 10 iterations by default; a jump loop is the same idea, so the same bound.
+"""
+
+
+@dataclass(frozen=True)
+class Dependency:
+    """An ordering edge: `source` runs before `target` (from either side's list)."""
+
+    source: str
+    target: str
+
+
+@dataclass(frozen=True, eq=False)
+class ScheduledPipeline:
+    """One scheduled unit: a pipeline, or a subgraph run as a whole."""
+
+    name: str
+    jump_targets: tuple[str, ...]
+    body: OpPassManager | PipelineSchedule
+
+    @property
+    def is_empty(self) -> bool:
+        """An anchor: no passes (or, for a subgraph, no members)."""
+        if isinstance(self.body, PipelineSchedule):
+            return not self.body.pipelines
+        return not self.body.passes
+
+    def clone(self) -> ScheduledPipeline:
+        return ScheduledPipeline(self.name, self.jump_targets, self.body.clone())
+
+
+@dataclass(eq=False)
+class PipelineSchedule:
+    """The pipelines of a graph in run order (what `create_schedule` returns).
+
+    `pipelines` is the linear order; `dependencies` the declared ordering edges
+    (deduplicated); `max_jumps_per_edge` the run-time cap on each jump edge.
+    """
+
+    name: str
+    anchor: str
+    pipelines: tuple[ScheduledPipeline, ...]
+    dependencies: tuple[Dependency, ...]
+    max_jumps_per_edge: int
+    _index: dict[str, int] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._index = {p.name: i for i, p in enumerate(self.pipelines)}
+
+    @property
+    def order(self) -> tuple[str, ...]:
+        """The pipeline names in run order (subgraphs as one name)."""
+        return tuple(p.name for p in self.pipelines)
+
+    def index(self, name: str) -> int:
+        """The 0-based position of pipeline `name` in the run order."""
+        return self._index[name]
+
+    def pass_managers(self, prefix: str = "") -> Iterator[tuple[str, OpPassManager]]:
+        """Each pipeline's pass manager with its qualified name (`sub/member`), in
+        run order, subgraphs flattened."""
+        for pipeline in self.pipelines:
+            body = pipeline.body
+            if isinstance(body, OpPassManager):
+                yield prefix + pipeline.name, body
+            else:
+                yield from body.pass_managers(f"{prefix}{pipeline.name}/")
+
+    def clone(self) -> PipelineSchedule:
+        """A copy with every pass cloned, so two runs never share pass state."""
+        return PipelineSchedule(
+            self.name,
+            self.anchor,
+            tuple(p.clone() for p in self.pipelines),
+            self.dependencies,
+            self.max_jumps_per_edge,
+        )
+
+    # --- running --------------------------------------------------------------
+
+    def as_pass(self, argument: str | None = None) -> PipelineSchedulePass:
+        """A pass that runs this schedule, to add to any pass manager.
+
+        It prints as `argument` (default: the schedule's name) in textual
+        pipelines and reproducers, which parse back when the schedule is
+        registered under that name (`register`).
+        """
+        return PipelineSchedulePass(self.clone(), argument or self.name)
+
+    def run(
+        self, op: ir.Operation, pass_manager: PassManager | None = None
+    ) -> ScheduleTrace:
+        """Run the schedule on `op` and return what ran, jumps included.
+
+        The run is `pass_manager.run(op)` with this schedule as its only pass, so
+        the manager's configuration (context, instrumentation, timing, IR
+        printing, statistics, verifier, diagnostic handlers, reproducers) applies
+        to every pipeline; without one, a default `PassManager` anchored on `op`'s
+        name is used. `pass_manager` must hold no passes (to combine a schedule
+        with other passes, add `as_pass()` to it and run it yourself); it is left
+        empty afterwards.
+
+        After each pipeline, a `pipeline.jump_target` string attribute on `op`
+        sends the run to that pipeline and is removed. A target the pipeline did
+        not declare raises `UndeclaredJumpError`; taking one jump more than
+        `max_jumps_per_edge` times raises `JumpLimitError` (both are
+        `PassPipelineError`s). A failing pass raises `PassPipelineError`.
+        """
+        if pass_manager is None:
+            pass_manager = PassManager(ir.operation_name(op).name)
+        elif pass_manager.passes:
+            raise PipelineGraphError(
+                f"cannot run schedule '{self.name}' with a pass manager that already "
+                f"holds passes ({pass_manager}); add schedule.as_pass() to it instead"
+            )
+        runner = self.as_pass()
+        pass_manager.add(runner)
+        try:
+            pass_manager.run(op)
+        except PassPipelineError as err:
+            if runner.failure is None:
+                raise
+            raise runner.failure.error(err.diagnostics) from None
+        finally:
+            pass_manager.clear()
+        return runner.trace
+
+    def register(self, argument: str | None = None, summary: str = "") -> None:
+        """Register the schedule as a pass pipeline named `argument` (default: its name).
+
+        `builtin.module(<argument>)` then runs it from textual pipelines and
+        `passflow-opt --pass-pipeline`, jumps included; each use gets its own copy
+        of the passes. Raises `RegistrationError` if the name is taken.
+        """
+        name = argument or self.name
+
+        def add_schedule(pm: OpPassManager) -> None:
+            pm.add(self.as_pass(name))
+
+        registry.register_pipeline(
+            name, summary or f"Run pipeline schedule '{self.name}'", add_schedule
+        )
+
+    # --- printing -------------------------------------------------------------
+
+    def __str__(self) -> str:
+        return self.pretty()
+
+    def pretty(self, indent: int = 0, title: str | None = None) -> str:
+        """The numbered run order in braces, one pipeline per line, with jump targets.
+
+        The first line starts with `title` (default: the schedule's name);
+        subgraph members are numbered `5.1.`, `5.2.` in their subgraph's braces.
+        """
+        pad = " " * indent
+        header = (
+            f"{pad}{title or self.name}: pipeline schedule, at most "
+            f"{self.max_jumps_per_edge} jumps per edge"
+        )
+        return "\n".join(self._block(header, pad, ""))
+
+    def _block(self, header: str, pad: str, prefix: str) -> list[str]:
+        if not self.pipelines:
+            return [header + " {}"]
+        lines = [header + " {"]
+        for number, pipeline in enumerate(self.pipelines, start=1):
+            position = f"{prefix}{number}."
+            body = pipeline.body
+            jumps = (
+                f" [jumps: {', '.join(pipeline.jump_targets)}]"
+                if pipeline.jump_targets
+                else ""
+            )
+            if isinstance(body, PipelineSchedule):
+                line = f"{pad}  {position} {pipeline.name}: subgraph{jumps}"
+                lines.extend(body._block(line, pad + "  ", position))
+            else:
+                lines.append(f"{pad}  {position} {pipeline.name}: {body}{jumps}")
+        lines.append(pad + "}")
+        return lines
+
+    def to_dot(self) -> str:
+        """The graph in Graphviz DOT: dependencies solid, jumps dashed, subgraphs
+        as clusters, nodes numbered in run order. Deterministic, for diffing."""
+        return export.to_dot(self)
+
+    def to_json(self) -> str:
+        """The graph as indented JSON (run order, pass pipelines, dependency and
+        jump edges, nested subgraphs). Deterministic, for diffing."""
+        return export.to_json(self)
