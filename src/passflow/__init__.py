@@ -4,6 +4,7 @@ The public API is re-exported here; importing passflow has no side effects.
 """
 
 from passflow.analysis import AnalysisManager, PreservedAnalyses
+from passflow.builder import PassKind, PipelineBuilder
 from passflow.diagnostics import (
     Diagnostic,
     IRParseError,
@@ -52,10 +53,12 @@ __all__ = [
     "OptionError",
     "Pass",
     "PassInstrumentation",
+    "PassKind",
     "PassManager",
     "PassNestingError",
     "PassPipelineError",
     "PassflowError",
+    "PipelineBuilder",
     "PipelineCycleError",
     "PipelineGraph",
     "PipelineGraphError",

@@ -10,6 +10,9 @@ Every error passflow raises derives from `PassflowError`::
     ├── RegistrationError        a pass or pipeline name is taken or malformed
     ├── IRParseError             .mlir text does not parse
     ├── InstrumentationError     a hook of a PassInstrumentation raised
+    ├── BuilderError             a PipelineBuilder mis-composition (passflow.builder):
+    │                            AnchorNotFoundError, AmbiguousAnchorError,
+    │                            OrderingError ─ ContradictionError
     └── PipelineGraphError       misuse of a PipelineGraph (see passflow.graph.errors)
 
 Diagnostics mirror MLIR's: a severity, a message, a location and attached notes.

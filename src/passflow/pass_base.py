@@ -30,6 +30,7 @@ from passflow.ir import (
 from passflow.statistics import reset_statistics
 
 if TYPE_CHECKING:
+    from passflow.builder.constraints import Constraint
     from passflow.manager import OpPassManager
     from passflow.runner import RunState
 
@@ -48,6 +49,10 @@ class Pass:
     description: ClassVar[str] = ""
     op_name: ClassVar[str | None] = None
     dependent_dialects: ClassVar[tuple[str, ...]] = ()
+    kinds: ClassVar[tuple[str, ...]] = ()
+    """What the pass is for (`Cleanup`, `Lowering`, ...), for `PipelineBuilder` anchors."""
+    ordering: ClassVar[tuple[Constraint, ...]] = ()
+    """Ordering constraints checked wherever a `PipelineBuilder` places the pass."""
 
     _op: Operation | None = None
     _am: AnalysisManager | None = None

@@ -1,0 +1,99 @@
+"""The builder's errors and its warning category.
+
+Every message names what was asked for and what the pipeline holds, and ends with a
+line that starts with "fix:". Extensions catch these errors to fall back, as seed 003's
+`registerDialectAndPasses` example does when a framework has no one-shot bufferization:
+
+    PassflowError
+    └── BuilderError               a pipeline cannot be composed as asked
+        ├── AnchorNotFoundError    no pass matches the anchor (or not that occurrence)
+        ├── AmbiguousAnchorError   replace/remove matched several passes
+        └── OrderingError          ordering constraints are broken
+            └── ContradictionError no order of the passes satisfies their constraints
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from passflow.diagnostics import PassflowError
+
+if TYPE_CHECKING:
+    from passflow.builder.constraints import Violation
+
+__all__ = [
+    "AmbiguousAnchorError",
+    "AnchorNotFoundError",
+    "BuilderError",
+    "ContradictionError",
+    "OrderingError",
+    "OrderingWarning",
+]
+
+
+class BuilderError(PassflowError):
+    """A pipeline cannot be composed as asked. The builder is left unchanged."""
+
+
+class AnchorNotFoundError(BuilderError):
+    """No pass in the searched pipeline matches the anchor, or not the occurrence asked.
+
+    `anchor` is what was searched for. `arguments` and `kinds` are what the searched
+    pipeline holds, so that a fallback can choose another anchor without parsing the
+    message.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        anchor: str,
+        arguments: tuple[str, ...],
+        kinds: tuple[str, ...],
+    ) -> None:
+        super().__init__(message)
+        self.anchor = anchor
+        self.arguments = arguments
+        self.kinds = kinds
+
+
+class AmbiguousAnchorError(BuilderError):
+    """`replace` or `remove` matched several passes and no occurrence was given.
+
+    Destructive edits must say which pass they mean. Insertions do not need to,
+    because seed 003 gives them a rule: before the first occurrence, after the last.
+    """
+
+
+class OrderingError(BuilderError):
+    """The pipeline breaks ordering constraints at error severity.
+
+    `violations` lists every broken constraint, each naming the passes involved, who
+    placed them and where the constraint comes from.
+    """
+
+    def __init__(self, message: str, violations: tuple[Violation, ...]) -> None:
+        super().__init__(message)
+        self.violations = violations
+
+
+class ContradictionError(OrderingError):
+    """The passes' constraints form a cycle, so no order can satisfy them all.
+
+    `chain` holds one line per link of the cycle. Moving passes cannot help; the fix
+    is to remove one of the passes or drop one of the constraints.
+    """
+
+    def __init__(
+        self, message: str, violations: tuple[Violation, ...], chain: tuple[str, ...]
+    ) -> None:
+        super().__init__(message, violations)
+        self.chain = chain
+
+
+class OrderingWarning(UserWarning):
+    """A weak ordering constraint is broken while `weak_severity` is WARNING.
+
+    The warning is issued once per violation: by the operation that causes it (the
+    stack level points at the caller's line) or else by `build()`.
+    """
