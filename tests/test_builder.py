@@ -280,7 +280,7 @@ def test_a_plain_string_anchor_matches_arguments_not_kinds() -> None:
 def test_malformed_kinds_attribute_is_reported_with_a_fix() -> None:
     class Broken(_Stub):
         argument = "broken"
-        kinds = "Lowering"  # a string, not a tuple
+        kinds = "Lowering"  # pyright: ignore[reportAssignmentType]  (the misuse under test)
 
     with pytest.raises(BuilderError, match=r"fix the class attribute"):
         PipelineBuilder().add(Broken())
