@@ -32,8 +32,11 @@ from passflow.pass_base import Pass
 from passflow.runner import RunState, run_adaptor, run_pipeline, schedule_error
 
 if TYPE_CHECKING:
+    from passflow.instruments.ir_printing import IRPrinterConfig
     from passflow.instruments.progress import ProgressBar
     from passflow.instruments.reproducer import CrashReproducer, StreamFactory
+    from passflow.instruments.timing import TimingDisplay, TimingFormat, TimingManager
+    from passflow.statistics import StatisticsDisplay
 
 __all__ = ["Nesting", "OpPassManager", "OpToOpPassAdaptor", "PassManager"]
 
@@ -358,6 +361,77 @@ class PassManager(OpPassManager):
         self._init_generation = 0
         self._reproducer: CrashReproducer | None = None
         self._progress: ProgressBar | None = None
+        self._timing: TimingManager | None = None
+        self._timing_stream: TextIO | None = None
+        self._statistics: StatisticsDisplay | None = None
+        self._statistics_stream: TextIO | None = None
+
+    def enable_ir_printing(self, config: IRPrinterConfig | None = None) -> None:
+        """Print the IR around passes (mlir-opt's `--mlir-print-ir-*` flags); by
+        default before and after every pass, to stderr.
+
+        Module scope prints the whole top-level op, which worker threads may be
+        rewriting meanwhile, so it needs threading off. A config with no filter
+        adds nothing, as in mlir-opt. Enable printing before timing, so that the
+        printing is not counted in the passes' times.
+        """
+        from passflow.instruments.ir_printing import (
+            MODULE_SCOPE_THREADING_ERROR,
+            IRPrinterConfig,
+            IRPrinterInstrumentation,
+        )
+
+        if config is None:
+            config = IRPrinterConfig(before_all=True, after_all=True)
+        if config.module_scope and not self.threading_disabled:
+            raise PassflowError(MODULE_SCOPE_THREADING_ERROR)
+        if config.enabled:
+            self.add_instrumentation(IRPrinterInstrumentation(config))
+
+    def enable_timing(
+        self,
+        manager: TimingManager | None = None,
+        *,
+        display: TimingDisplay = "tree",
+        output_format: TimingFormat = "text",
+        stream: TextIO | None = None,
+    ) -> TimingManager:
+        """Time every pass, nested pipeline and analysis (`--mlir-timing`).
+
+        Without `manager`, this pass manager owns one and prints its report to
+        `stream` (stderr) at the end of every `run`, failed or not. A shared
+        `manager` is the caller's to report (passflow-opt prints one report for
+        all input chunks, with its own `Parser` and `Output` timers). Enable
+        timing last, so that other instrumentations' work is not timed.
+        """
+        from passflow.instruments.timing import PassTiming, TimingManager
+
+        if manager is None:
+            manager = self._timing = TimingManager(display, output_format)
+            self._timing_stream = stream
+        self.add_instrumentation(PassTiming(manager))
+        return manager
+
+    def enable_statistics(
+        self, display: StatisticsDisplay = "pipeline", stream: TextIO | None = None
+    ) -> None:
+        """Print the pass statistics report to `stream` (stderr) after every `run`,
+        failed or not (`--mlir-pass-statistics`)."""
+        if display not in ("pipeline", "list"):
+            raise ValueError(f"unknown statistics display '{display}'")
+        self._statistics = display
+        self._statistics_stream = stream
+
+    def _print_reports(self) -> None:
+        """Statistics, then the owned timing report (MLIR's order)."""
+        if self._statistics is not None:
+            from passflow.statistics import statistics_report
+
+            out = self._statistics_stream or sys.stderr
+            out.write(statistics_report(self, self._statistics))
+            out.flush()
+        if self._timing is not None:
+            self._timing.print_report(self._timing_stream)
 
     def enable_progress(
         self, stream: TextIO | None = None, *, force: bool = False
@@ -425,11 +499,14 @@ class PassManager(OpPassManager):
         progress = self._progress
         if progress is not None:
             progress.start(op)
+        if self._timing is not None:
+            self._timing.clear()  # the report's Total is this run
         try:
             ok = self._run(op, state)
         finally:
             if progress is not None:
                 progress.stop()
+            self._print_reports()
         if not ok:
             raise PassPipelineError(state.collected)
 

@@ -9,6 +9,8 @@ succeeded.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import gc
 import os
 import sys
 import tempfile
@@ -23,12 +25,19 @@ from passflow.diagnostics import (
     PassflowError,
     PassPipelineError,
     PipelineParseError,
+    Severity,
+)
+from passflow.instruments.chrome_trace import ChromeTrace
+from passflow.instruments.ir_printing import (
+    MODULE_SCOPE_THREADING_TOOL_ERROR,
+    IRPrinterConfig,
 )
 from passflow.instruments.reproducer import (
     format_reproducer,
     read_reproducer,
     write_reproducer,
 )
+from passflow.instruments.timing import TimingManager, TimingScope
 from passflow.manager import Nesting, OpPassManager, PassManager
 
 PROG = "passflow-opt"
@@ -148,6 +157,79 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="run the pipeline and flags stored in the input's mlir_reproducer resource",
     )
+    add("--mlir-timing", action="store_true", help="print an execution time report")
+    add(
+        "--mlir-timing-display",
+        default="tree",
+        metavar="list|tree",
+        help="timing report layout (default tree)",
+    )
+    add(
+        "--mlir-output-format",
+        default="text",
+        metavar="text|json",
+        help="timing report format (default text)",
+    )
+    add(
+        "--timing-trace",
+        metavar="FILE",
+        help="write a Chrome trace-event JSON of every pass on every op (Perfetto)",
+    )
+    add(
+        "--mlir-pass-statistics",
+        action="store_true",
+        help="print the pass statistics report",
+    )
+    add(
+        "--mlir-pass-statistics-display",
+        default="pipeline",
+        metavar="list|pipeline",
+        help="statistics report layout (default pipeline)",
+    )
+    add(
+        "--mlir-print-ir-before",
+        action="append",
+        default=[],
+        metavar="PASSES",
+        help="print the IR before these passes (comma separated pass arguments)",
+    )
+    add(
+        "--mlir-print-ir-after",
+        action="append",
+        default=[],
+        metavar="PASSES",
+        help="print the IR after these passes (comma separated pass arguments)",
+    )
+    add(
+        "--mlir-print-ir-before-all",
+        action="store_true",
+        help="print the IR before every pass",
+    )
+    add(
+        "--mlir-print-ir-after-all",
+        action="store_true",
+        help="print the IR after every pass",
+    )
+    add(
+        "--mlir-print-ir-after-change",
+        action="store_true",
+        help="print the IR after a pass only if it changed the IR",
+    )
+    add(
+        "--mlir-print-ir-after-failure",
+        action="store_true",
+        help="print the IR after a pass only if it failed",
+    )
+    add(
+        "--mlir-print-ir-module-scope",
+        action="store_true",
+        help="print the whole top-level op, not just the op the pass ran on",
+    )
+    add(
+        "--mlir-print-ir-tree-dir",
+        metavar="DIR",
+        help="write each IR dump to its own file in a tree under DIR",
+    )
     add(
         "--progress",
         action="store_true",
@@ -239,6 +321,74 @@ def pipeline_error(stream: TextIO, err: PipelineParseError) -> None:
 # --- running ------------------------------------------------------------------
 
 
+def check_choice(flag: str, value: str, choices: Sequence[str]) -> None:
+    if value not in choices:
+        raise UsageError(
+            f"for the --{flag} option: Cannot find option named '{value}'!"
+        )
+
+
+def pass_arguments(flag: str, values: list[str]) -> list[str]:
+    """The pass arguments of a `--mlir-print-ir-before/after` flag, all registered."""
+    names = [name for value in values for name in value.split(",")]
+    for name in names:
+        if registry.lookup_pass(name) is None:
+            raise UsageError(
+                f"for the --{flag} option: Cannot find option named '{name}'!"
+            )
+    return names
+
+
+def check_instrumentation_flags(args: argparse.Namespace) -> None:
+    """Validate flag values with llvm::cl's messages, as mlir-opt does."""
+    check_choice("mlir-timing-display", args.mlir_timing_display, ("list", "tree"))
+    check_choice("mlir-output-format", args.mlir_output_format, ("text", "json"))
+    check_choice(
+        "mlir-pass-statistics-display",
+        args.mlir_pass_statistics_display,
+        ("list", "pipeline"),
+    )
+    args.mlir_print_ir_before = pass_arguments(
+        "mlir-print-ir-before", args.mlir_print_ir_before
+    )
+    args.mlir_print_ir_after = pass_arguments(
+        "mlir-print-ir-after", args.mlir_print_ir_after
+    )
+
+
+def ir_printer_config(args: argparse.Namespace) -> IRPrinterConfig:
+    return IRPrinterConfig(
+        before=args.mlir_print_ir_before,
+        after=args.mlir_print_ir_after,
+        before_all=args.mlir_print_ir_before_all,
+        after_all=args.mlir_print_ir_after_all,
+        after_change=args.mlir_print_ir_after_change,
+        after_failure=args.mlir_print_ir_after_failure,
+        module_scope=args.mlir_print_ir_module_scope,
+        tree_dir=args.mlir_print_ir_tree_dir,
+    )
+
+
+@dataclass
+class Reports:
+    """Reports that span every input chunk: timing (with the tool's own `Parser`
+    and `Output` timers) and the Chrome trace."""
+
+    timing: TimingManager | None = None
+    trace: ChromeTrace | None = None
+
+    def timer(self, name: str) -> TimingScope | contextlib.nullcontext[None]:
+        if self.timing is None:
+            return contextlib.nullcontext()
+        return self.timing.start_timer(name)
+
+    def finish(self, trace_path: str | None) -> None:
+        if self.timing is not None:
+            self.timing.print_report()
+        if self.trace is not None and trace_path is not None:
+            self.trace.write(trace_path)
+
+
 @dataclass
 class Reproduced:
     """A reproducer's pipeline, parsed, and its verifier flag."""
@@ -273,6 +423,8 @@ def build_pass_manager(
             args.mlir_pass_pipeline_crash_reproducer,
             local=args.mlir_pass_pipeline_local_reproducer,
         )
+    if args.mlir_pass_statistics:
+        pm.enable_statistics(args.mlir_pass_statistics_display)
     if reproducer is not None:
         pm.assign(reproducer.pipeline)
         pm.nesting = Nesting.IMPLICIT
@@ -324,13 +476,19 @@ def parse_input(
 
 
 def process_chunk(
-    inv: Invocation, text: str, first_line: int, name: str, printer: DiagnosticPrinter
+    inv: Invocation,
+    text: str,
+    first_line: int,
+    name: str,
+    printer: DiagnosticPrinter,
+    reports: Reports,
 ) -> str | None:
     """Run the pipeline on one chunk; its printed output, or None on failure."""
     args = inv.args
     ctx = ir.default_context(allow_unregistered=args.allow_unregistered_dialect)
     try:
-        top = parse_input(text, name, first_line, ctx, not args.no_implicit_module)
+        with reports.timer("Parser"):
+            top = parse_input(text, name, first_line, ctx, not args.no_implicit_module)
     except IRParseError as err:
         sys.stderr.write(f"{err}\n")
         return None
@@ -352,13 +510,23 @@ def process_chunk(
 
         sys.stderr.write(dump_pipeline_graphs(pm, args.dump_pipeline_graph))
     pm.add_diagnostic_handler(printer)
+    # mlir-opt's order: crash reproducer (first), IR printer, then timing last.
+    if args.mlir_print_ir_module_scope and not args.mlir_disable_threading:
+        printer(Diagnostic(Severity.ERROR, MODULE_SCOPE_THREADING_TOOL_ERROR))
+        return None
+    pm.enable_ir_printing(ir_printer_config(args))
     if args.progress:
         pm.enable_progress(sys.stderr)
+    if reports.trace is not None:
+        pm.add_instrumentation(reports.trace)
+    if reports.timing is not None:
+        pm.enable_timing(reports.timing)
     try:
         pm.run(top)
     except PassPipelineError:
         return None
-    output = ir.print_op(top, generic=args.mlir_print_op_generic) + "\n"
+    with reports.timer("Output"):
+        output = ir.print_op(top, generic=args.mlir_print_op_generic) + "\n"
     if args.mlir_generate_reproducer:
         pipeline = f"{pm.anchor}({','.join(str(p) for p in pm.passes)})"
         content = format_reproducer(
@@ -423,6 +591,7 @@ def run(inv: Invocation) -> int:
 
         sys.stdout.write(generate_markdown())
         return 0
+    check_instrumentation_flags(args)
     try:
         text, name = read_input(args.input)
     except OSError as err:
@@ -430,14 +599,23 @@ def run(inv: Invocation) -> int:
             f"could not open input file '{args.input}': {err.strerror}"
         ) from None
     printer = DiagnosticPrinter(sys.stderr, name, text)
+    reports = Reports(
+        TimingManager(args.mlir_timing_display, args.mlir_output_format)
+        if args.mlir_timing
+        else None,
+        ChromeTrace() if args.timing_trace else None,
+    )
     outputs: list[str] = []
     ok = True
-    for chunk, first_line in split_chunks(text, args.split_input_file):
-        result = process_chunk(inv, chunk, first_line, name, printer)
-        if result is None:
-            ok = False
-        else:
-            outputs.append(result)
+    try:
+        for chunk, first_line in split_chunks(text, args.split_input_file):
+            result = process_chunk(inv, chunk, first_line, name, printer, reports)
+            if result is None:
+                ok = False
+            else:
+                outputs.append(result)
+    finally:  # reports also after a failure or an interrupt
+        reports.finish(args.timing_trace)
     if not ok:
         return 1
     write_output(args.output, f"{SPLIT_MARKER}\n".join(outputs))
@@ -450,6 +628,10 @@ def fail(message: str) -> NoReturn:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # xDSL IR is a web of parent/use cycles that lives until the process exits;
+    # the cyclic collector would walk it again and again for nothing (about 12%
+    # of a canonicalize+cse run on 1,000 functions, for 4% less memory).
+    gc.disable()
     try:
         inv = parse_command_line(sys.argv[1:] if argv is None else argv)
         return run(inv)

@@ -1,0 +1,104 @@
+"""passflow-opt against xdsl-opt: canonicalize + cse on generated modules.
+
+Both tools run as separate processes on the same generated input (functions of ~20
+arith ops with foldable and duplicated work), alternating, so machine noise hits
+both alike. Prints the median wall time of each and the ratio per size. Run:
+
+    .venv/bin/python bench/opt_vs_xdsl.py [--sizes 100 1000 5000] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+BIN = os.path.dirname(sys.executable)
+PASSFLOW = [os.path.join(BIN, "passflow-opt")]
+PASSFLOW_PIPELINE = "--pass-pipeline=builtin.module(func.func(canonicalize,cse))"
+XDSL = [os.path.join(BIN, "xdsl-opt")]
+XDSL_PIPELINE = ["-p", "canonicalize,cse"]
+
+
+def function_text(index: int) -> str:
+    """One function of 20 arith ops: constants to fold, identities, duplicates."""
+    return f"""func.func @f{index}(%a: i32, %b: i32) -> i32 {{
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %c3 = arith.constant 3 : i32
+  %k = arith.addi %c2, %c3 : i32
+  %x = arith.addi %a, %c0 : i32
+  %y = arith.muli %b, %c1 : i32
+  %s1 = arith.addi %x, %y : i32
+  %s2 = arith.addi %x, %y : i32
+  %m1 = arith.muli %s1, %k : i32
+  %m2 = arith.muli %s2, %k : i32
+  %d = arith.subi %m1, %m2 : i32
+  %e = arith.addi %d, %m1 : i32
+  %f = arith.xori %e, %c0 : i32
+  %g = arith.andi %f, %f : i32
+  %h = arith.ori %g, %c0 : i32
+  %i = arith.addi %h, %k : i32
+  %j = arith.muli %i, %c2 : i32
+  %unused = arith.muli %j, %c3 : i32
+  func.return %j : i32
+}}
+"""
+
+
+def make_input(functions: int, directory: str) -> str:
+    path = os.path.join(directory, f"bench_{functions}.mlir")
+    with open(path, "w") as stream:
+        stream.write("".join(function_text(i) for i in range(functions)))
+    return path
+
+
+def timed(command: list[str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[100, 1000, 5000])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--passflow-flag",
+        action="append",
+        default=[],
+        help="extra passflow-opt flag (repeatable)",
+    )
+    args = parser.parse_args()
+
+    print(f"{'functions':>9}  {'passflow-opt':>12}  {'xdsl-opt':>9}  {'ratio':>6}")
+    with tempfile.TemporaryDirectory() as directory:
+        for size in args.sizes:
+            path = make_input(size, directory)
+            ours: list[float] = []
+            theirs: list[float] = []
+            for _ in range(args.repeat):
+                ours.append(
+                    timed(
+                        [
+                            *PASSFLOW,
+                            path,
+                            PASSFLOW_PIPELINE,
+                            *args.passflow_flag,
+                            "-o",
+                            os.devnull,
+                        ]
+                    )
+                )
+                theirs.append(timed([*XDSL, path, *XDSL_PIPELINE, "-o", os.devnull]))
+            a, b = statistics.median(ours), statistics.median(theirs)
+            print(f"{size:>9}  {a:>11.2f}s  {b:>8.2f}s  {a / b:>5.2f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,26 @@
+"""Standard instrumentations: timing, IR printing and a Chrome trace.
+
+Each is a `PassInstrumentation` switched on by a `PassManager.enable_*` verb or
+a passflow-opt flag; importing this package has no side effects.
+"""
+
+from passflow.instruments.chrome_trace import ChromeTrace
+from passflow.instruments.ir_printing import IRPrinterConfig, IRPrinterInstrumentation
+from passflow.instruments.timing import (
+    PassTiming,
+    TimingDisplay,
+    TimingFormat,
+    TimingManager,
+    TimingScope,
+)
+
+__all__ = [
+    "ChromeTrace",
+    "IRPrinterConfig",
+    "IRPrinterInstrumentation",
+    "PassTiming",
+    "TimingDisplay",
+    "TimingFormat",
+    "TimingManager",
+    "TimingScope",
+]
