@@ -58,8 +58,9 @@ def test_bad_options_are_reported_as_option_errors() -> None:
     with pytest.raises(PipelineParseError) as info:
         parse_pass_pipeline("builtin.module(approximate-math-with-bitcast{bogus=1})")
     assert str(info.value).startswith("<Pass-Options-Parser>: ")
-    assert "failed to add `approximate-math-with-bitcast` with options `bogus=1`" in str(
-        info.value
+    assert (
+        "failed to add `approximate-math-with-bitcast` with options `bogus=1`"
+        in str(info.value)
     )
 
 

@@ -1,10 +1,14 @@
 """passflow: MLIR's pass infrastructure on the xDSL IR.
 
-The public API is re-exported here; importing passflow has no side effects.
+The public API is re-exported here; importing passflow has no side effects. The
+builder and graph layers load on first use, so tools that do not use them start
+faster.
 """
 
+import importlib
+from typing import TYPE_CHECKING
+
 from passflow.analysis import AnalysisManager, PreservedAnalyses
-from passflow.builder import PassKind, PipelineBuilder
 from passflow.diagnostics import (
     Diagnostic,
     IRParseError,
@@ -17,18 +21,6 @@ from passflow.diagnostics import (
     RegistrationError,
     Severity,
 )
-from passflow.graph import (
-    JumpLimitError,
-    PipelineCycleError,
-    PipelineGraph,
-    PipelineGraphError,
-    PipelineNameError,
-    PipelineSchedule,
-    ScheduleRunError,
-    SubgraphBoundaryError,
-    UndeclaredJumpError,
-    UnknownPipelineError,
-)
 from passflow.instrumentation import (
     InstrumentationError,
     PassInstrumentation,
@@ -37,6 +29,44 @@ from passflow.instrumentation import (
 from passflow.manager import Nesting, OpPassManager, OpToOpPassAdaptor, PassManager
 from passflow.pass_base import InterfacePass, OperationPass, Pass
 from passflow.statistics import Statistic
+
+if TYPE_CHECKING:
+    from passflow.builder import PassKind, PipelineBuilder
+    from passflow.graph import (
+        JumpLimitError,
+        PipelineCycleError,
+        PipelineGraph,
+        PipelineGraphError,
+        PipelineNameError,
+        PipelineSchedule,
+        ScheduleRunError,
+        SubgraphBoundaryError,
+        UndeclaredJumpError,
+        UnknownPipelineError,
+    )
+
+_LAZY = {
+    "PassKind": "passflow.builder",
+    "PipelineBuilder": "passflow.builder",
+    "JumpLimitError": "passflow.graph",
+    "PipelineCycleError": "passflow.graph",
+    "PipelineGraph": "passflow.graph",
+    "PipelineGraphError": "passflow.graph",
+    "PipelineNameError": "passflow.graph",
+    "PipelineSchedule": "passflow.graph",
+    "ScheduleRunError": "passflow.graph",
+    "SubgraphBoundaryError": "passflow.graph",
+    "UndeclaredJumpError": "passflow.graph",
+    "UnknownPipelineError": "passflow.graph",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'passflow' has no attribute '{name}'")
+    return getattr(importlib.import_module(module), name)
+
 
 __all__ = [
     "AnalysisManager",

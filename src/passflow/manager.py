@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
+from concurrent.futures import Executor
 from enum import Enum
 from typing import TYPE_CHECKING, TextIO
 
@@ -25,7 +26,7 @@ from passflow.diagnostics import (
     PassPipelineError,
     Severity,
 )
-from passflow.execution import ChildExecutor, SerialExecutor
+from passflow.execution import ChildExecutor, SerialExecutor, as_child_executor
 from passflow.instrumentation import PassInstrumentation, PassInstrumentor
 from passflow.ir import Context, Operation, OperationName
 from passflow.pass_base import Pass
@@ -349,11 +350,11 @@ class PassManager(OpPassManager):
         context: Context | None = None,
         *,
         nesting: Nesting = Nesting.EXPLICIT,
-        executor: ChildExecutor | None = None,
+        executor: ChildExecutor | Executor | None = None,
     ) -> None:
         super().__init__(anchor, nesting)
         self.context = context if context is not None else ir.default_context()
-        self.executor = executor
+        self.executor = as_child_executor(executor)
         self.instrumentor = PassInstrumentor()
         self.diagnostics = DiagnosticEngine()
         self.verify_each = True
@@ -468,6 +469,11 @@ class PassManager(OpPassManager):
             )
         self._reproducer = CrashReproducer(target, local)
         self.instrumentor.add(self._reproducer, first=True)
+
+    def close(self) -> None:
+        """Release the executor's workers (thread pools, Dask clusters it started)."""
+        if self.executor is not None:
+            self.executor.close()
 
     def enable_verifier(self, enabled: bool = True) -> None:
         """Verify the IR after each pass (default on); off trades safety for speed."""

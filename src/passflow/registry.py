@@ -145,6 +145,11 @@ def unregister(argument: str) -> None:
     _pipelines.pop(argument, None)
 
 
+def load_plugins() -> None:
+    """Register the built-in passes and every `passflow.passes` entry point (once)."""
+    _load_plugins()
+
+
 def _load_plugins() -> None:
     global _plugins_loaded
     if _plugins_loaded:

@@ -10,8 +10,8 @@ when it is stale. Run `passflow-doc > docs/passes.md` to refresh it.
 from __future__ import annotations
 
 import inspect
-from typing import Any
 import sys
+from typing import Any
 
 from passflow import registry
 from passflow.options import OptionBase, options_of

@@ -6,8 +6,11 @@
 // RUN: not passflow-opt %s -pass-pipeline='builtin.module(func.func(test-function-pass,test-pass-crash))' --mlir-pass-pipeline-crash-reproducer=%t.local --mlir-pass-pipeline-local-reproducer --mlir-disable-threading 2>&1 | filecheck --check-prefix=LOCAL %s
 // RUN: filecheck --check-prefix=LOCAL-FILE %s < %t.local
 // RUN: not passflow-opt %s -pass-pipeline='builtin.module(test-pass-failure)' --mlir-pass-pipeline-crash-reproducer=%t.nodir/sub/r.mlir 2>&1 | filecheck --check-prefix=NOFILE %s
+// RUN: not passflow-opt %s -pass-pipeline='builtin.module(test-pass-failure)' --mlir-pass-pipeline-crash-reproducer=%t.serial --mlir-disable-threading
+// RUN: filecheck --check-prefix=SERIAL %s < %t.serial
+// RUN: not passflow-opt %s -pass-pipeline='builtin.module(test-pass-failure)' --mlir-pass-pipeline-crash-reproducer=%t.x --mlir-pass-pipeline-local-reproducer 2>&1 | filecheck --check-prefix=NEEDS-SERIAL %s
 
-// GLOBAL: crash-recovery.mlir:[[# @LINE + 27]]:1: error: Failures have been detected while processing an MLIR pass pipeline
+// GLOBAL: crash-recovery.mlir:[[# @LINE + 31]]:1: error: Failures have been detected while processing an MLIR pass pipeline
 // GLOBAL: note: Pipeline failed while executing [`TestFailurePass` on 'func.func' operation: @foo]: reproducer generated at `{{.*}}.global`
 
 // GLOBAL-FILE: func.func @foo()
@@ -16,13 +19,17 @@
 // GLOBAL-FILE-NEXT:   external_resources: {
 // GLOBAL-FILE-NEXT:     mlir_reproducer: {
 // GLOBAL-FILE-NEXT:       pipeline: "builtin.module(func.func(test-function-pass,test-pass-failure{gen-diagnostics=false}), test-module-pass)",
-// GLOBAL-FILE-NEXT:       disable_threading: true,
+// GLOBAL-FILE-NEXT:       disable_threading: false,
 // GLOBAL-FILE-NEXT:       verify_each: true
 // GLOBAL-FILE-NEXT:     }
 // GLOBAL-FILE-NEXT:   }
 // GLOBAL-FILE-NEXT: #-}
 
 // REPLAY-NOT: builtin.module
+
+// SERIAL: disable_threading: true,
+
+// NEEDS-SERIAL: <unknown>:0: error: Local crash reproduction may not be used without disabling multi-threading first.
 
 // LOCAL: error: pass 'TestPassCrash' crashed on 'func.func' op: RuntimeError: test-pass-crash: deliberate crash
 // LOCAL: crash-recovery.mlir:[[# @LINE + 9]]:1: error: Failures have been detected while processing an MLIR pass pipeline

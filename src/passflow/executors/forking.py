@@ -1,0 +1,409 @@
+"""Forked worker processes that already hold the parsed module.
+
+Under CPython's GIL only processes run Python passes in parallel, and the cost
+of a process executor is moving IR: printing and re-parsing a 20-op function
+takes longer than canonicalize + cse on it. So nothing is sent to the workers:
+they are forked when the adaptor runs, after the parent parsed the module, and
+find each child at the same address as in the parent. A worker is told only the child's index; it runs the child's pipeline on
+its own clone of the adaptor's pipelines and sends back the child's rewritten
+regions in `transfer`'s compact encoding (nothing at all if the pipeline left the
+child unchanged), with the child's diagnostics and statistic counts. The parent
+splices each result into the child as it arrives, overlapping that (its only
+serial work per child) with the workers' passes, then replays the diagnostics
+in child order and sums the counts into the original passes.
+
+A worker that raises (IR that cannot be encoded), dies (killed, out of memory,
+`os._exit`) or overruns `timeout` fails that child's pipeline with an error at
+the child's location; its other queued children go to a replacement worker, so
+every other child completes and nothing waits forever on a dead process.
+
+Workers live for one adaptor run: the module changes as results are spliced in,
+and a fork costs little next to a pipeline over many children. The parent first
+runs children itself for `serial_budget` seconds, so small inputs never pay for
+a fork. Instrumented runs stay in the parent (hooks observe the parent's passes
+and ops), as do nested adaptors inside a worker.
+
+No dialect is preloaded for the workers: each loads what it needs into its own
+copy of the context, and the parent decodes results on one thread, loading
+lazily what it has not seen. (Preloading all of xDSL's dialects costs 1.3 s on a
+fresh interpreter, more than most pipelines.)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import multiprocessing
+import signal
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
+from multiprocessing.process import BaseProcess
+from typing import cast
+
+from passflow.analysis import AnalysisManager
+from passflow.diagnostics import Diagnostic, PassflowError
+from passflow.execution import (
+    ChildExecutor,
+    ChildWork,
+    ExecutorProfile,
+    StatisticDeltas,
+    add_statistic_deltas,
+    child_error,
+    default_jobs,
+    in_process_only,
+    replay_diagnostics,
+    take_statistics,
+)
+from passflow.executors.transfer import (
+    ChangeDetector,
+    Decoder,
+    Encoder,
+    shared_candidates,
+)
+
+__all__ = ["DEFAULT_SERIAL_BUDGET", "ProcessExecutor"]
+
+DEFAULT_SERIAL_BUDGET = 0.05
+"""Seconds of children an adaptor runs in the parent before it forks workers.
+
+Forking and warming up two workers costs about 30 ms here (copy-on-write page
+faults as they first touch the interpreter and the module), so an adaptor whose
+children all finish within this budget never forks and costs what a serial run
+costs; a longer one loses at most this much of its parallel time."""
+
+_PREFETCH = 2  # children queued per worker, so it never idles waiting for the next
+_EXIT_GRACE = 5.0  # seconds a worker whose pipe closed gets to finish exiting
+
+_in_worker = False  # set in forked workers: nested adaptors run serially there
+
+
+class ProcessExecutor(ChildExecutor):
+    """Children on `jobs` forked worker processes (POSIX `fork` only).
+
+    `serial_budget`: seconds of children the parent runs itself, in order,
+    before forking for the rest (0: fork at once); small inputs never fork.
+    `timeout`: seconds one child may take in a worker before the worker is
+    killed and the child fails (None: no limit, as for a serial run).
+    `profile` accumulates where the time of forked runs went.
+    """
+
+    name = "process"
+
+    def __init__(
+        self,
+        jobs: int | None = None,
+        *,
+        serial_budget: float = DEFAULT_SERIAL_BUDGET,
+        timeout: float | None = None,
+    ) -> None:
+        if "fork" not in multiprocessing.get_all_start_methods():
+            raise PassflowError(
+                "the process executor needs the 'fork' start method, which this "
+                "platform lacks; use the thread executor or wrap a "
+                "concurrent.futures executor"
+            )
+        self.jobs = jobs if jobs is not None else default_jobs()
+        self.serial_budget = serial_budget
+        self.timeout = timeout
+        self.profile = ExecutorProfile()
+
+    def run(self, work: ChildWork) -> bool:
+        if self.jobs <= 1 or _in_worker or in_process_only(work):
+            return work.run_serially()
+        return _ForkedRun(self, work).run()
+
+
+@dataclass(eq=False)
+class _Worker:
+    process: BaseProcess
+    conn: Connection
+    decoder: Decoder
+    inflight: deque[int] = field(default_factory=lambda: deque[int]())
+    started: float = 0.0  # when the child at inflight[0] started
+
+
+class _ForkedRun:
+    """One adaptor run on forked workers (the parent's side)."""
+
+    def __init__(self, executor: ProcessExecutor, work: ChildWork) -> None:
+        self.executor = executor
+        self.work = work
+        self.mp = multiprocessing.get_context("fork")
+        count = len(work.items)
+        self.ok = [False] * count
+        self.diagnostics: list[list[Diagnostic] | None] = [None] * count
+        self.pending: deque[int] = deque()
+        self.remaining = 0
+        self.workers: dict[Connection, _Worker] = {}
+        self.profile = ExecutorProfile(runs=1)
+        # Made on the spawning thread (MLIR's prepass); the workers inherit them.
+        self.ams = [work.am.nest(child) for _, child in work.items]
+        self.shared = shared_candidates([child for _, child in work.items])
+
+    def run(self) -> bool:
+        start = time.perf_counter()
+        first = self._head_start(start + self.executor.serial_budget)
+        if first < len(self.work.items):
+            self._fork_for(first)
+        replay_diagnostics(self.work.state, self.diagnostics)
+        return all(self.ok)
+
+    def _head_start(self, deadline: float) -> int:
+        """Run children here, in order, until the budget is spent; the count run."""
+        from passflow.runner import run_pipeline
+
+        work = self.work
+        state = work.state
+        managers = work.adaptor.managers
+        position = 0
+        while position < len(work.items) and time.perf_counter() < deadline:
+            index, child = work.items[position]
+            previous = state.begin_capture()
+            try:
+                self.ok[position] = run_pipeline(
+                    managers[index], child, self.ams[position], state, work.parent_info
+                )
+            finally:
+                self.diagnostics[position] = state.end_capture(previous)
+            position += 1
+        return position
+
+    def _fork_for(self, first: int) -> None:
+        """Fork workers and run children `first`... on them."""
+        start = time.perf_counter()
+        waited = 0.0
+        self.pending.extend(range(first, len(self.work.items)))
+        self.remaining = len(self.pending)
+        self.profile.children = self.remaining
+        gc_enabled = gc.isenabled()
+        # No collections while splicing (they would rescan the whole module), and
+        # the module frozen out of the workers' collections (no copy-on-write).
+        gc.disable()
+        gc.freeze()
+        try:
+            for _ in range(min(self.executor.jobs, self.remaining)):
+                self._spawn()
+            while self.remaining:
+                timeout = self._time_to_deadline()
+                before = time.perf_counter()
+                ready = wait(list(self.workers), timeout)
+                waited += time.perf_counter() - before
+                if not ready:
+                    self._kill_overdue()
+                for conn in ready:
+                    worker = self.workers.get(cast(Connection, conn))
+                    if worker is not None:
+                        self._read(worker)
+        finally:
+            self._stop_all()
+            gc.unfreeze()
+            if gc_enabled:
+                gc.enable()
+        self.profile.wall = time.perf_counter() - start
+        self.profile.parent_busy = self.profile.wall - waited
+        self.executor.profile.add(self.profile)
+
+    # --- workers ------------------------------------------------------------
+
+    def _spawn(self) -> None:
+        parent_end, child_end = self.mp.Pipe(duplex=True)
+        process = self.mp.Process(
+            target=_worker_main,
+            args=(child_end, self.work, self.ams, self.shared),
+            name="passflow-worker",
+        )
+        process.start()
+        child_end.close()
+        worker = _Worker(
+            process, parent_end, Decoder(self.work.state.context, self.shared)
+        )
+        self.workers[parent_end] = worker
+        self._feed(worker)
+
+    def _feed(self, worker: _Worker) -> None:
+        while len(worker.inflight) < _PREFETCH and self.pending:
+            index = self.pending.popleft()
+            if not worker.inflight:
+                worker.started = time.perf_counter()
+            worker.inflight.append(index)
+            try:
+                worker.conn.send(index)
+            except OSError:  # it died; its pipe tells the main loop
+                return
+
+    def _stop_all(self) -> None:
+        workers = list(self.workers.values())
+        self.workers.clear()
+        for worker in workers:
+            with contextlib.suppress(OSError):
+                worker.conn.send(None)
+        for worker in workers:
+            worker.process.join(_EXIT_GRACE)
+            if worker.process.is_alive():
+                worker.process.kill()
+                worker.process.join()
+            worker.conn.close()
+
+    def _read(self, worker: _Worker) -> None:
+        try:
+            data = worker.conn.recv_bytes()
+        except (EOFError, OSError):
+            self._lost(worker, None)
+            return
+        message = cast(tuple[object, ...], worker.decoder.loads(data))
+        index = cast(int, message[1])
+        if not worker.inflight or worker.inflight[0] != index:
+            raise PassflowError(f"worker {worker.process.pid} answered out of turn")
+        worker.inflight.popleft()
+        worker.started = time.perf_counter()
+        if message[0] == "done":
+            self._done(worker, message)
+        else:
+            _, _, diagnostics, error = message
+            self._fail(
+                index,
+                cast(list[Diagnostic], diagnostics),
+                f"worker process {worker.process.pid} raised {error} while "
+                f"running '{self.work.pipeline_text(index)}' on this op",
+            )
+        self._feed(worker)
+
+    def _done(self, worker: _Worker, message: tuple[object, ...]) -> None:
+        _, index, ok, diagnostics, deltas, payload, seconds = message
+        index = cast(int, index)
+        self.profile.worker_busy += cast(float, seconds)
+        if payload is not None:
+            header, regions = cast(
+                tuple[tuple[object, ...], tuple[object, ...]], payload
+            )
+            try:
+                worker.decoder.splice(self.work.items[index][1], header, regions)
+            except Exception as err:
+                self._fail(
+                    index,
+                    cast(list[Diagnostic], diagnostics),
+                    f"the result of worker process {worker.process.pid} could not "
+                    f"be spliced back ({type(err).__name__}: {err})",
+                )
+                return
+            self.profile.shipped += 1
+        add_statistic_deltas(self.work.adaptor.managers, cast(StatisticDeltas, deltas))
+        self.ok[index] = bool(ok)
+        self.diagnostics[index] = cast(list[Diagnostic], diagnostics)
+        self.remaining -= 1
+
+    def _fail(self, index: int, diagnostics: list[Diagnostic], message: str) -> None:
+        child = self.work.items[index][1]
+        self.diagnostics[index] = [*diagnostics, child_error(child, message)]
+        self.ok[index] = False
+        self.remaining -= 1
+
+    def _lost(self, worker: _Worker, reason: str | None) -> None:
+        """A worker died: its current child fails, its queued ones go elsewhere."""
+        self.workers.pop(worker.conn, None)
+        process = worker.process
+        process.join(_EXIT_GRACE)
+        if process.is_alive():
+            process.kill()
+            process.join()
+        worker.conn.close()
+        if reason is None:
+            code = process.exitcode
+            if code is not None and code < 0:
+                reason = f"killed by signal {signal.Signals(-code).name}"
+            else:
+                reason = f"exit code {code}"
+        if worker.inflight:
+            index = worker.inflight.popleft()
+            self._fail(
+                index,
+                [],
+                f"worker process {process.pid} died ({reason}) while running "
+                f"'{self.work.pipeline_text(index)}' on this op",
+            )
+            self.pending.extendleft(reversed(worker.inflight))
+        if self.pending and len(self.workers) < self.executor.jobs:
+            self._spawn()
+
+    def _time_to_deadline(self) -> float | None:
+        limit = self.executor.timeout
+        if limit is None:
+            return None
+        busy = [w.started for w in self.workers.values() if w.inflight]
+        if not busy:
+            return None
+        return max(0.0, min(busy) + limit - time.perf_counter())
+
+    def _kill_overdue(self) -> None:
+        limit = self.executor.timeout
+        if limit is None:
+            return
+        now = time.perf_counter()
+        for worker in list(self.workers.values()):
+            if worker.inflight and now - worker.started >= limit:
+                worker.process.kill()
+                self._lost(worker, f"timed out after {limit:g} s")
+
+
+def _worker_main(
+    conn: Connection,
+    work: ChildWork,
+    ams: list[AnalysisManager],
+    shared: list[object],
+) -> None:
+    """A worker's loop: run the child it is told, send back what changed."""
+    from passflow.runner import run_pipeline
+
+    global _in_worker
+    _in_worker = True
+    gc.enable()  # the inherited module is frozen: collections only see new objects
+    state = work.state
+    managers = [pm.clone() for pm in work.adaptor.managers]
+    encoder = Encoder(shared)
+    changes = ChangeDetector()
+    while True:
+        try:
+            index = conn.recv()
+        except EOFError:  # the parent is gone
+            return
+        if index is None:
+            return
+        index = cast(int, index)
+        start = time.perf_counter()
+        manager_index, child = work.items[index]
+        diagnostics: list[Diagnostic] = []
+        previous = state.begin_capture()
+        capturing = True
+        try:
+            before = changes.before(child)
+            ok = run_pipeline(
+                managers[manager_index], child, ams[index], state, work.parent_info
+            )
+            diagnostics = state.end_capture(previous)
+            capturing = False
+            payload = (
+                (encoder.header(child), encoder.regions(child))
+                if changes.changed(child, before)
+                else None
+            )
+            deltas: StatisticDeltas = take_statistics(managers)
+            data = encoder.dumps(
+                (
+                    "done",
+                    index,
+                    ok,
+                    diagnostics,
+                    deltas,
+                    payload,
+                    time.perf_counter() - start,
+                )
+            )
+        except Exception as err:
+            if capturing:
+                diagnostics = state.end_capture(previous)
+            data = encoder.dumps(
+                ("error", index, diagnostics, f"{type(err).__name__}: {err}")
+            )
+        conn.send_bytes(data)
