@@ -1,0 +1,312 @@
+"""`canonicalize`: output against mlir-opt 22.1.8, and every option honoured."""
+
+from __future__ import annotations
+
+import pytest
+from transforms_support import (
+    Recorder,
+    assert_same_ir,
+    normalized,
+    run_passes,
+    run_pipeline,
+)
+from xdsl.ir import SSAValue
+
+from passflow import ir
+from passflow.diagnostics import PassPipelineError
+from passflow.registry import lookup_pass
+from passflow.transforms import Canonicalizer
+from passflow.transforms.canonicalize import RegionSimplify
+
+# Folding (2+3, x+0), constant uniquing and hoisting, dead code, a trivial
+# branch and an unreachable block.
+INPUT = """
+func.func @f(%x: i32) -> i32 {
+  %a = arith.addi %x, %x : i32
+  %c2 = arith.constant 2 : i32
+  %c3 = arith.constant 3 : i32
+  %s = arith.addi %c2, %c3 : i32
+  %t = arith.muli %a, %s : i32
+  %c0 = arith.constant 0 : i32
+  %u = arith.addi %t, %c0 : i32
+  %c2b = arith.constant 2 : i32
+  %dead = arith.muli %x, %c2b : i32
+  %v = arith.xori %u, %c2b : i32
+  return %v : i32
+}
+func.func @g(%c: i1, %x: i32) -> i32 {
+  %c1 = arith.constant 1 : i32
+  cf.br ^bb1
+^bb1:
+  %y = arith.addi %x, %c1 : i32
+  return %y : i32
+^bb2:
+  %z = arith.muli %x, %c1 : i32
+  return %z : i32
+}
+"""
+
+MLIR_DEFAULT = """
+module {
+  func.func @f(%arg0: i32) -> i32 {
+    %c5_i32 = arith.constant 5 : i32
+    %c2_i32 = arith.constant 2 : i32
+    %0 = arith.addi %arg0, %arg0 : i32
+    %1 = arith.muli %0, %c5_i32 : i32
+    %2 = arith.xori %1, %c2_i32 : i32
+    return %2 : i32
+  }
+  func.func @g(%arg0: i1, %arg1: i32) -> i32 {
+    %c1_i32 = arith.constant 1 : i32
+    %0 = arith.addi %arg1, %c1_i32 : i32
+    return %0 : i32
+  }
+}
+"""
+
+# One iteration: the constant folded from 2+3 is not hoisted yet.
+MLIR_ONE_ITERATION = """
+module {
+  func.func @f(%arg0: i32) -> i32 {
+    %c2_i32 = arith.constant 2 : i32
+    %0 = arith.addi %arg0, %arg0 : i32
+    %c5_i32 = arith.constant 5 : i32
+    %1 = arith.muli %0, %c5_i32 : i32
+    %2 = arith.xori %1, %c2_i32 : i32
+    return %2 : i32
+  }
+  func.func @g(%arg0: i1, %arg1: i32) -> i32 {
+    %c1_i32 = arith.constant 1 : i32
+    %0 = arith.addi %arg1, %c1_i32 : i32
+    return %0 : i32
+  }
+}
+"""
+
+# No rewrite budget: only constant uniquing, unreachable-block erasure and
+# region simplification (which erases %dead) happen.
+MLIR_NO_REWRITES = """
+module {
+  func.func @f(%arg0: i32) -> i32 {
+    %c0_i32 = arith.constant 0 : i32
+    %c3_i32 = arith.constant 3 : i32
+    %c2_i32 = arith.constant 2 : i32
+    %0 = arith.addi %arg0, %arg0 : i32
+    %1 = arith.addi %c2_i32, %c3_i32 : i32
+    %2 = arith.muli %0, %1 : i32
+    %3 = arith.addi %2, %c0_i32 : i32
+    %4 = arith.xori %3, %c2_i32 : i32
+    return %4 : i32
+  }
+  func.func @g(%arg0: i1, %arg1: i32) -> i32 {
+    %c1_i32 = arith.constant 1 : i32
+    cf.br ^bb1
+  ^bb1:
+    %0 = arith.addi %arg1, %c1_i32 : i32
+    return %0 : i32
+  }
+}
+"""
+
+# As above without region simplification: %dead survives.
+MLIR_NO_REWRITES_NO_SIMPLIFY = """
+module {
+  func.func @f(%arg0: i32) -> i32 {
+    %c0_i32 = arith.constant 0 : i32
+    %c3_i32 = arith.constant 3 : i32
+    %c2_i32 = arith.constant 2 : i32
+    %0 = arith.addi %arg0, %arg0 : i32
+    %1 = arith.addi %c2_i32, %c3_i32 : i32
+    %2 = arith.muli %0, %1 : i32
+    %3 = arith.addi %2, %c0_i32 : i32
+    %4 = arith.muli %arg0, %c2_i32 : i32
+    %5 = arith.xori %3, %c2_i32 : i32
+    return %5 : i32
+  }
+  func.func @g(%arg0: i1, %arg1: i32) -> i32 {
+    %c1_i32 = arith.constant 1 : i32
+    cf.br ^bb1
+  ^bb1:
+    %0 = arith.addi %arg1, %c1_i32 : i32
+    return %0 : i32
+  }
+}
+"""
+
+
+def canonicalize(
+    text: str, options: str = "", anchor: str = "func.func"
+) -> ir.ModuleOp:
+    element = f"canonicalize{{{options}}}" if options else "canonicalize"
+    if anchor == "builtin.module":
+        return run_pipeline(text, f"builtin.module({element})")
+    return run_pipeline(text, f"builtin.module({anchor}({element}))")
+
+
+def test_matches_mlir_opt() -> None:
+    assert_same_ir(canonicalize(INPUT), MLIR_DEFAULT)
+
+
+def test_runs_on_the_op_it_is_given_whatever_it_is() -> None:
+    on_module = canonicalize(INPUT, anchor="builtin.module")
+    assert normalized(on_module) == normalized(canonicalize(INPUT))
+
+
+def test_max_iterations_bounds_the_iterations() -> None:
+    assert_same_ir(canonicalize(INPUT, "max-iterations=1"), MLIR_ONE_ITERATION)
+
+
+def test_test_convergence_fails_when_iterations_run_out() -> None:
+    with pytest.raises(PassPipelineError):
+        canonicalize(INPUT, "max-iterations=1 test-convergence=true")
+    # Two iterations suffice: one to rewrite, one to see nothing changes.
+    converged = canonicalize(INPUT, "max-iterations=2 test-convergence=true")
+    assert normalized(converged) == normalized(MLIR_DEFAULT)
+
+
+def test_without_test_convergence_running_out_is_not_a_failure() -> None:
+    canonicalize(INPUT, "max-iterations=1")
+
+
+def test_max_num_rewrites_zero_applies_nothing() -> None:
+    assert_same_ir(canonicalize(INPUT, "max-num-rewrites=0"), MLIR_NO_REWRITES)
+
+
+def test_region_simplify_disabled_keeps_dead_ops_the_worklist_never_saw() -> None:
+    result = canonicalize(INPUT, "max-num-rewrites=0 region-simplify=disabled")
+    assert_same_ir(result, MLIR_NO_REWRITES_NO_SIMPLIFY)
+
+
+def test_unreachable_blocks_go_even_without_region_simplification() -> None:
+    text = """
+    func.func @g(%x: i32) -> i32 {
+      return %x : i32
+    ^bb2:
+      %c = arith.constant 7 : i32
+      %z = arith.muli %x, %c : i32
+      return %z : i32
+    }
+    """
+    expected = "func.func @g(%arg0: i32) -> i32 {\n  return %arg0 : i32\n}"
+    result = canonicalize(text, "max-num-rewrites=0 region-simplify=disabled")
+    assert_same_ir(result, expected)
+    # Erasing them is a change: one iteration does not converge.
+    with pytest.raises(PassPipelineError):
+        canonicalize(text, "max-iterations=1 test-convergence=true")
+
+
+SWAPS = """
+func.func @f(%x: i32, %y: i32) -> (i32, i32) {
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %a = arith.addi %c1, %x : i32
+  %b = arith.muli %c2, %y : i32
+  return %a, %b : i32, i32
+}
+"""
+
+
+def _swapped(module: ir.ModuleOp) -> list[str]:
+    """The binary ops whose constant operand a pattern moved to the right."""
+    return [
+        op.name
+        for op in module.walk()
+        if op.name in ("arith.addi", "arith.muli") and _is_constant(op.operands[1])
+    ]
+
+
+def _is_constant(value: SSAValue) -> bool:
+    owner = value.owner
+    return isinstance(owner, ir.Operation) and owner.name == "arith.constant"
+
+
+def test_top_down_decides_which_op_is_rewritten_first() -> None:
+    budget = "max-num-rewrites=1 max-iterations=1"
+    assert _swapped(canonicalize(SWAPS, budget)) == ["arith.addi"]
+    assert _swapped(canonicalize(SWAPS, f"{budget} top-down=false")) == ["arith.muli"]
+    assert _swapped(canonicalize(SWAPS)) == ["arith.addi", "arith.muli"]
+
+
+FLOATS = """
+func.func @f() -> f32 {
+  %a = arith.constant 1.5 : f32
+  %b = arith.constant 2.0 : f32
+  %s = arith.addf %a, %b : f32
+  return %s : f32
+}
+"""
+
+MLIR_FLOATS = """
+func.func @f() -> f32 {
+  %cst = arith.constant 3.500000e+00 : f32
+  return %cst : f32
+}
+"""
+
+
+def test_patterns_fold_float_constants_like_mlir() -> None:
+    assert_same_ir(canonicalize(FLOATS), MLIR_FLOATS)
+
+
+def test_disable_patterns_removes_the_pattern() -> None:
+    result = canonicalize(FLOATS, "disable-patterns=FoldConstConstOp")
+    assert normalized(result) == normalized(FLOATS)
+
+
+def test_enable_patterns_keeps_only_the_named_patterns() -> None:
+    others = canonicalize(FLOATS, "enable-patterns=FoldConstsByReassociation")
+    assert normalized(others) == normalized(FLOATS)
+    named = canonicalize(FLOATS, "enable-patterns=FoldConstConstOp,Other")
+    assert_same_ir(named, MLIR_FLOATS)
+
+
+def test_folding_is_not_a_pattern_and_cannot_be_disabled() -> None:
+    text = """
+    func.func @f(%x: i32) -> i32 {
+      %c0 = arith.constant 0 : i32
+      %y = arith.addi %x, %c0 : i32
+      return %y : i32
+    }
+    """
+    result = canonicalize(text, "enable-patterns=Nothing")
+    assert_same_ir(result, "func.func @f(%arg0: i32) -> i32 {\n  return %arg0 : i32\n}")
+
+
+def test_options_set_in_python_are_honoured_and_can_change_between_runs() -> None:
+    pass_ = Canonicalizer(disable_patterns=["FoldConstConstOp"])
+    assert normalized(run_passes(FLOATS, pass_)) == normalized(FLOATS)
+    pass_.disable_patterns = []
+    assert_same_ir(run_passes(FLOATS, pass_), MLIR_FLOATS)
+
+
+def test_unchanged_ir_keeps_every_analysis() -> None:
+    canonical = normalized(canonicalize(INPUT))
+    recorder = Recorder()
+    run_pipeline(
+        canonical, "builtin.module(func.func(cse,canonicalize,cse))", None, [recorder]
+    )
+    assert [a for a, _, _ in recorder.analyses] == ["DominanceInfo", "DominanceInfo"]
+    changed = Recorder()
+    run_pipeline(
+        INPUT, "builtin.module(func.func(cse,canonicalize,cse))", None, [changed]
+    )
+    assert [a for a, _, _ in changed.analyses] == ["DominanceInfo"] * 4
+
+
+def test_declaration_matches_mlir_opt() -> None:
+    info = lookup_pass("canonicalize")
+    assert info is not None and info.pass_class is Canonicalizer
+    assert Canonicalizer.name == "Canonicalizer"
+    assert Canonicalizer.summary == "Canonicalize operations"
+    assert Canonicalizer.op_name is None
+    assert Canonicalizer.kinds == ("Cleanup",)
+    assert str(Canonicalizer()) == (
+        "canonicalize{  max-iterations=10 max-num-rewrites=-1 "
+        "region-simplify=normal test-convergence=false top-down=true}"
+    )
+    configured = info.create(
+        "region-simplify=aggressive top-down=false max-iterations=3"
+    )
+    assert isinstance(configured, Canonicalizer)
+    assert configured.region_simplify is RegionSimplify.AGGRESSIVE
+    assert (configured.top_down, configured.max_iterations) == (False, 3)

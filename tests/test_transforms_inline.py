@@ -1,0 +1,362 @@
+"""`inline`: output against mlir-opt 22.1.8, its options, its dynamic pipeline."""
+
+from __future__ import annotations
+
+import pytest
+from transforms_support import Recorder, assert_same_ir, run_pipeline
+
+from passflow.diagnostics import PassPipelineError
+from passflow.registry import lookup_pass
+from passflow.transforms import Inliner
+from passflow.transforms.call_graph import CallGraph
+
+# An unused private function, a private one called twice, a public one, a
+# multi-block callee, a recursive function and their caller.
+CALLS = """
+func.func private @unused(%a: i32) -> i32 {
+  return %a : i32
+}
+func.func private @add1(%a: i32) -> i32 {
+  %c1 = arith.constant 1 : i32
+  %r = arith.addi %a, %c1 : i32
+  return %r : i32
+}
+func.func @pub(%a: i32) -> i32 {
+  %c0 = arith.constant 0 : i32
+  %r = arith.addi %a, %c0 : i32
+  return %r : i32
+}
+func.func @multi(%c: i1, %a: i32) -> i32 {
+  cf.cond_br %c, ^bb1, ^bb2
+^bb1:
+  return %a : i32
+^bb2:
+  %r = func.call @add1(%a) : (i32) -> i32
+  return %r : i32
+}
+func.func @rec(%a: i32) -> i32 {
+  %r = func.call @rec(%a) : (i32) -> i32
+  return %r : i32
+}
+func.func @main(%a: i32, %c: i1) -> i32 {
+  %x = func.call @add1(%a) : (i32) -> i32
+  %y = func.call @pub(%x) : (i32) -> i32
+  %z = func.call @multi(%c, %y) : (i1, i32) -> i32
+  %w = func.call @rec(%z) : (i32) -> i32
+  return %w : i32
+}
+"""
+
+MLIR_NO_PIPELINE = """
+module {
+  func.func @pub(%arg0: i32) -> i32 {
+    %c0_i32 = arith.constant 0 : i32
+    %0 = arith.addi %arg0, %c0_i32 : i32
+    return %0 : i32
+  }
+  func.func @multi(%arg0: i1, %arg1: i32) -> i32 {
+    cf.cond_br %arg0, ^bb1, ^bb2
+  ^bb1:  // pred: ^bb0
+    return %arg1 : i32
+  ^bb2:  // pred: ^bb0
+    %c1_i32 = arith.constant 1 : i32
+    %0 = arith.addi %arg1, %c1_i32 : i32
+    return %0 : i32
+  }
+  func.func @rec(%arg0: i32) -> i32 {
+    %0 = call @rec(%arg0) : (i32) -> i32
+    return %0 : i32
+  }
+  func.func @main(%arg0: i32, %arg1: i1) -> i32 {
+    %c1_i32 = arith.constant 1 : i32
+    %0 = arith.addi %arg0, %c1_i32 : i32
+    %c0_i32 = arith.constant 0 : i32
+    %1 = arith.addi %0, %c0_i32 : i32
+    cf.cond_br %arg1, ^bb1, ^bb2
+  ^bb1:  // pred: ^bb0
+    cf.br ^bb3(%1 : i32)
+  ^bb2:  // pred: ^bb0
+    %c1_i32_0 = arith.constant 1 : i32
+    %2 = arith.addi %1, %c1_i32_0 : i32
+    cf.br ^bb3(%2 : i32)
+  ^bb3(%3: i32):  // 2 preds: ^bb1, ^bb2
+    %4 = call @rec(%3) : (i32) -> i32
+    return %4 : i32
+  }
+}
+"""
+
+MLIR_ONE_ITERATION = """
+module {
+  func.func @pub(%arg0: i32) -> i32 {
+    return %arg0 : i32
+  }
+  func.func @multi(%arg0: i1, %arg1: i32) -> i32 {
+    cf.cond_br %arg0, ^bb1, ^bb2
+  ^bb1:  // pred: ^bb0
+    return %arg1 : i32
+  ^bb2:  // pred: ^bb0
+    %c1_i32 = arith.constant 1 : i32
+    %0 = arith.addi %arg1, %c1_i32 : i32
+    return %0 : i32
+  }
+  func.func @rec(%arg0: i32) -> i32 {
+    %0 = call @rec(%arg0) : (i32) -> i32
+    return %0 : i32
+  }
+  func.func @main(%arg0: i32, %arg1: i1) -> i32 {
+    %c1_i32 = arith.constant 1 : i32
+    %0 = arith.addi %arg0, %c1_i32 : i32
+    cf.cond_br %arg1, ^bb1, ^bb2
+  ^bb1:  // pred: ^bb0
+    cf.br ^bb3(%0 : i32)
+  ^bb2:  // pred: ^bb0
+    %c1_i32_0 = arith.constant 1 : i32
+    %1 = arith.addi %0, %c1_i32_0 : i32
+    cf.br ^bb3(%1 : i32)
+  ^bb3(%2: i32):  // 2 preds: ^bb1, ^bb2
+    %3 = call @rec(%2) : (i32) -> i32
+    return %3 : i32
+  }
+}
+"""
+
+MLIR_NO_INLINING = """
+module {
+  func.func private @add1(%arg0: i32) -> i32 {
+    %c1_i32 = arith.constant 1 : i32
+    %0 = arith.addi %arg0, %c1_i32 : i32
+    return %0 : i32
+  }
+  func.func @pub(%arg0: i32) -> i32 {
+    return %arg0 : i32
+  }
+  func.func @multi(%arg0: i1, %arg1: i32) -> i32 {
+    cf.cond_br %arg0, ^bb1, ^bb2
+  ^bb1:  // pred: ^bb0
+    return %arg1 : i32
+  ^bb2:  // pred: ^bb0
+    %0 = call @add1(%arg1) : (i32) -> i32
+    return %0 : i32
+  }
+  func.func @rec(%arg0: i32) -> i32 {
+    %0 = call @rec(%arg0) : (i32) -> i32
+    return %0 : i32
+  }
+  func.func @main(%arg0: i32, %arg1: i1) -> i32 {
+    %0 = call @add1(%arg0) : (i32) -> i32
+    %1 = call @pub(%0) : (i32) -> i32
+    %2 = call @multi(%arg1, %1) : (i1, i32) -> i32
+    %3 = call @rec(%2) : (i32) -> i32
+    return %3 : i32
+  }
+}
+"""
+
+MLIR_THRESHOLD_60 = """
+module {
+  func.func private @add1(%arg0: i32) -> i32 {
+    %c1_i32 = arith.constant 1 : i32
+    %0 = arith.addi %arg0, %c1_i32 : i32
+    return %0 : i32
+  }
+  func.func @pub(%arg0: i32) -> i32 {
+    return %arg0 : i32
+  }
+  func.func @multi(%arg0: i1, %arg1: i32) -> i32 {
+    cf.cond_br %arg0, ^bb1, ^bb2
+  ^bb1:  // pred: ^bb0
+    return %arg1 : i32
+  ^bb2:  // pred: ^bb0
+    %0 = call @add1(%arg1) : (i32) -> i32
+    return %0 : i32
+  }
+  func.func @rec(%arg0: i32) -> i32 {
+    %0 = call @rec(%arg0) : (i32) -> i32
+    return %0 : i32
+  }
+  func.func @main(%arg0: i32, %arg1: i1) -> i32 {
+    %c1_i32 = arith.constant 1 : i32
+    %0 = arith.addi %arg0, %c1_i32 : i32
+    %1 = call @multi(%arg1, %0) : (i1, i32) -> i32
+    %2 = call @rec(%1) : (i32) -> i32
+    return %2 : i32
+  }
+}
+"""
+
+MLIR_CSE_PIPELINE = """
+module {
+  func.func @pub(%arg0: i32) -> i32 {
+    %c0_i32 = arith.constant 0 : i32
+    %0 = arith.addi %arg0, %c0_i32 : i32
+    return %0 : i32
+  }
+  func.func @multi(%arg0: i1, %arg1: i32) -> i32 {
+    cf.cond_br %arg0, ^bb1, ^bb2
+  ^bb1:  // pred: ^bb0
+    return %arg1 : i32
+  ^bb2:  // pred: ^bb0
+    %c1_i32 = arith.constant 1 : i32
+    %0 = arith.addi %arg1, %c1_i32 : i32
+    return %0 : i32
+  }
+  func.func @rec(%arg0: i32) -> i32 {
+    %0 = call @rec(%arg0) : (i32) -> i32
+    return %0 : i32
+  }
+  func.func @main(%arg0: i32, %arg1: i1) -> i32 {
+    %c1_i32 = arith.constant 1 : i32
+    %0 = arith.addi %arg0, %c1_i32 : i32
+    %c0_i32 = arith.constant 0 : i32
+    %1 = arith.addi %0, %c0_i32 : i32
+    cf.cond_br %arg1, ^bb1, ^bb2
+  ^bb1:  // pred: ^bb0
+    cf.br ^bb3(%1 : i32)
+  ^bb2:  // pred: ^bb0
+    %2 = arith.addi %1, %c1_i32 : i32
+    cf.br ^bb3(%2 : i32)
+  ^bb3(%3: i32):  // 2 preds: ^bb1, ^bb2
+    %4 = call @rec(%3) : (i32) -> i32
+    return %4 : i32
+  }
+}
+"""
+
+SIMPLE = """
+func.func private @add1(%a: i32) -> i32 {
+  %c1 = arith.constant 1 : i32
+  %r = arith.addi %a, %c1 : i32
+  return %r : i32
+}
+func.func @pub(%a: i32) -> i32 {
+  %c0 = arith.constant 0 : i32
+  %r = arith.addi %a, %c0 : i32
+  return %r : i32
+}
+func.func @main(%a: i32) -> i32 {
+  %x = func.call @add1(%a) : (i32) -> i32
+  %y = func.call @pub(%x) : (i32) -> i32
+  %s = arith.muli %y, %y : i32
+  %z = func.call @add1(%s) : (i32) -> i32
+  return %z : i32
+}
+"""
+
+MLIR_SIMPLE = """
+module {
+  func.func @pub(%arg0: i32) -> i32 {
+    return %arg0 : i32
+  }
+  func.func @main(%arg0: i32) -> i32 {
+    %c1_i32 = arith.constant 1 : i32
+    %0 = arith.addi %arg0, %c1_i32 : i32
+    %1 = arith.muli %0, %0 : i32
+    %2 = arith.addi %1, %c1_i32 : i32
+    return %2 : i32
+  }
+}
+"""
+
+
+def test_inlines_and_simplifies_like_mlir_opt() -> None:
+    assert_same_ir(run_pipeline(SIMPLE, "builtin.module(inline)"), MLIR_SIMPLE)
+
+
+def test_single_and_multi_block_callees_without_a_pipeline() -> None:
+    result = run_pipeline(CALLS, "builtin.module(inline{default-pipeline=})")
+    assert_same_ir(result, MLIR_NO_PIPELINE)
+
+
+def test_runs_canonicalize_as_a_dynamic_pipeline_on_each_function() -> None:
+    recorder = Recorder()
+    run_pipeline(CALLS, "builtin.module(inline)", None, [recorder])
+    canonicalized = [
+        name for pass_, _, name in recorder.passes if pass_ == "Canonicalizer"
+    ]
+    # mlir-opt's order: callees first; a function that inlined something is
+    # simplified again; the unused private function too, before it is erased.
+    assert canonicalized == [
+        "unused",
+        "add1",
+        "pub",
+        "multi",
+        "multi",
+        "rec",
+        "main",
+        "main",
+    ]
+    assert ("Canonicalizer", "func.func", "main") in recorder.passes
+    assert set(recorder.pipeline_parents) == {"Inliner"}
+
+
+def test_computes_the_call_graph_through_the_analysis_manager() -> None:
+    recorder = Recorder()
+    run_pipeline(CALLS, "builtin.module(inline)", None, [recorder])
+    assert ("CallGraph", "builtin.module", None) in recorder.analyses
+    assert CallGraph.__name__ == "CallGraph"
+
+
+def test_max_iterations_bounds_the_rounds_per_function() -> None:
+    recorder = Recorder()
+    result = run_pipeline(
+        CALLS, "builtin.module(inline{max-iterations=1})", None, [recorder]
+    )
+    assert_same_ir(result, MLIR_ONE_ITERATION)
+    assert [name for _, _, name in recorder.passes[1:]] == [
+        "unused",
+        "add1",
+        "pub",
+        "multi",
+        "rec",
+        "main",
+    ]
+
+
+def test_inlining_threshold_zero_inlines_nothing() -> None:
+    result = run_pipeline(CALLS, "builtin.module(inline{inlining-threshold=0})")
+    assert_same_ir(result, MLIR_NO_INLINING)
+
+
+def test_inlining_threshold_compares_callee_and_caller_sizes() -> None:
+    result = run_pipeline(CALLS, "builtin.module(inline{inlining-threshold=60})")
+    assert_same_ir(result, MLIR_THRESHOLD_60)
+
+
+def test_op_pipelines_replace_the_default_pipeline_for_their_op() -> None:
+    recorder = Recorder()
+    pipeline = "builtin.module(inline{op-pipelines=func.func(cse)})"
+    result = run_pipeline(CALLS, pipeline, None, [recorder])
+    assert_same_ir(result, MLIR_CSE_PIPELINE)
+    ran = {pass_ for pass_, _, _ in recorder.passes}
+    assert ran == {"Inliner", "CSE"}
+
+
+def test_fails_on_an_op_that_is_not_a_symbol_table() -> None:
+    with pytest.raises(PassPipelineError) as caught:
+        run_pipeline(SIMPLE, "builtin.module(func.func(inline))")
+    assert (
+        "'func.func' op  was scheduled to run under the inliner, but does not "
+        "define a symbol table" in str(caught.value)
+    )
+
+
+def test_declaration_matches_mlir_opt() -> None:
+    info = lookup_pass("inline")
+    assert info is not None and info.pass_class is Inliner
+    assert (Inliner.name, Inliner.summary) == ("Inliner", "Inline function calls")
+    assert str(Inliner()) == (
+        "inline{default-pipeline=canonicalize inlining-threshold=4294967295 "
+        "max-iterations=4 }"
+    )
+    configured = info.create("op-pipelines=func.func(cse) max-iterations=2")
+    assert str(configured) == (
+        "inline{default-pipeline=canonicalize inlining-threshold=4294967295 "
+        "max-iterations=2 op-pipelines={func.func(cse)}}"
+    )
+
+
+def test_a_default_pipeline_that_does_not_parse_fails_the_pass() -> None:
+    with pytest.raises(PassPipelineError) as caught:
+        run_pipeline(SIMPLE, "builtin.module(inline{default-pipeline=no-such-pass})")
+    assert "'no-such-pass' does not refer to a registered pass" in str(caught.value)
