@@ -619,6 +619,11 @@ def run(inv: Invocation) -> int:
             print(f"{info.argument}  - {info.summary}")
         for pipeline in registry.registered_pipelines():
             print(f"{pipeline.argument}  - {pipeline.summary}")
+        from passflow.xdsl_passes import xdsl_pass_names
+
+        native = {info.argument for info in registry.registered_passes()}
+        print("\nxDSL passes, usable by name:")
+        print("  " + " ".join(n for n in xdsl_pass_names() if n not in native))
         return 0
     if args.gen_pass_doc:
         from passflow.tools.pass_doc import generate_markdown
@@ -692,6 +697,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write(f"{PROG}: interrupted\n")
         return 130
+    except BrokenPipeError:  # `passflow-opt --help | head`: the reader left
+        sys.stderr.close()
+        return 1
 
 
 if __name__ == "__main__":

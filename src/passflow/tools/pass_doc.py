@@ -28,8 +28,9 @@ def _option_rows(pass_class: type[Pass]) -> list[tuple[str, str]]:
 
 
 def _option_help(option: OptionBase[Any]) -> str:
-    default = option.format_value(option.default)
-    suffix = f" (default: {default})" if default not in (None, "") else ""
+    printed = option.format_value(option.default)  # `arg=value`, or None
+    default = (printed or "").removeprefix(f"{option.argument}=")
+    suffix = f" (default: {default})" if default else ""
     return f"{option.help}{suffix}"
 
 
