@@ -112,7 +112,9 @@ class PassInstrumentor:
         return tuple(self._instrumentations)
 
     def __bool__(self) -> bool:
-        return bool(self._instrumentations)
+        """False when no registered instrumentation overrides any hook, so the
+        runner can skip hook dispatch altogether."""
+        return any(self._by_hook.values())
 
     def _call(self, hook: str, reverse: bool, *args: object) -> None:
         targets = self._by_hook[hook]
