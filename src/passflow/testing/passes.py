@@ -15,9 +15,10 @@ from xdsl.ir import Block
 from xdsl.traits import CallableOpInterface, SymbolOpInterface
 
 from passflow import ir
-from passflow.options import ListOption, Option
+from passflow.manager import OpPassManager
+from passflow.options import ListOption, Option, PipelineOptions
 from passflow.pass_base import InterfacePass, OperationPass
-from passflow.registry import register_pass
+from passflow.registry import register_pass, register_pipeline
 from passflow.statistics import Statistic
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "TestInvalidIRPass",
     "TestInvalidParentPass",
     "TestModulePass",
+    "TestOptionsPass",
     "TestPassCrash",
     "TestStatisticPass",
 ]
@@ -234,3 +236,73 @@ class TestDynamicPipelinePass(_TestPass):
             print(f"Run on {ir.print_op(op)}", file=sys.stderr)
             if not self.run_pipeline(pm, op):
                 self.signal_pass_failure()
+
+
+@register_pass
+class TestOptionsPass(_TestPass):
+    argument = "test-options-pass"
+    summary = "Test options parsing capabilities"
+    op_name = "func.func"
+
+    list = ListOption(int, help="Example list option")
+    string_list = ListOption(str, help="Example string list option")
+    string = Option("", help="Example string option")
+
+    def run_on_operation(self) -> None:
+        pass
+
+
+class TestOptionsPipelineOptions(PipelineOptions):
+    """The options of `test-options-pass-pipeline` (MLIR's TestOptionsPass::Options)."""
+
+    list = ListOption(int, help="Example list option")
+    string_list = ListOption(str, help="Example string list option")
+    string = Option("", help="Example string option")
+
+
+def _options_pipeline(pm: OpPassManager, options: TestOptionsPipelineOptions) -> None:
+    pm.add(
+        TestOptionsPass(
+            list=options.list, string_list=options.string_list, string=options.string
+        )
+    )
+
+
+def _nested_pipeline(pm: OpPassManager) -> None:
+    module_pm = pm.nest("builtin.module")
+    module_pm.add(TestModulePass())
+    module_pm.nest("func.func").add(TestFunctionPass())
+    pm.nest("func.func").add(TestFunctionPass())
+
+
+def _textual_nested_pipeline(pm: OpPassManager) -> None:
+    from passflow.pipeline_text import parse_pass_pipeline_into
+
+    parse_pass_pipeline_into("test-pm-nested-pipeline", pm)
+
+
+def _dump_pipeline(pm: OpPassManager) -> None:
+    print(str(pm), file=sys.stderr)
+
+
+register_pipeline(
+    "test-options-pass-pipeline",
+    "Parses options using pass pipeline registration",
+    _options_pipeline,
+    options=TestOptionsPipelineOptions,
+)
+register_pipeline(
+    "test-pm-nested-pipeline",
+    "Test a nested pipeline in the pass manager",
+    _nested_pipeline,
+)
+register_pipeline(
+    "test-textual-pm-nested-pipeline",
+    "Test a nested pipeline in the pass manager",
+    _textual_nested_pipeline,
+)
+register_pipeline(
+    "test-dump-pipeline",
+    "Dumps the pipeline build so far for debugging purposes",
+    _dump_pipeline,
+)
