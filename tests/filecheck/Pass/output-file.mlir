@@ -8,10 +8,14 @@
 // RUN: diff %s %t.in
 // RUN: not passflow-opt %t.missing 2>&1 | filecheck --check-prefix=MISSING %s
 // RUN: not passflow-opt %t.in --no-such-flag 2>&1 | filecheck --check-prefix=FLAG %s
+// Input from stdin, output in generic form:
+// RUN: passflow-opt --mlir-print-op-generic < %s | filecheck --check-prefix=GENERIC %s
 
 // OK: func.func @keep()
 // MISSING: passflow-opt: could not open input file '{{.*}}missing': No such file or directory
 // FLAG: passflow-opt: Unknown command line argument '--no-such-flag'.
+// GENERIC: "func.func"() <{sym_name = "keep", function_type = () -> ()}> ({
+// GENERIC: "func.return"() : () -> ()
 func.func @keep() {
   func.return
 }
