@@ -19,7 +19,7 @@ from typing import Any
 from xdsl.context import Context
 from xdsl.dialects import get_all_dialects
 from xdsl.dialects.builtin import FileLineColLoc, ModuleOp, StringAttr, UnregisteredOp
-from xdsl.ir import Attribute, Block, Operation, Region
+from xdsl.ir import Attribute, Operation, Region
 from xdsl.irdl import IRDLOperation
 from xdsl.parser import Parser
 from xdsl.printer import Printer
@@ -480,8 +480,3 @@ def fingerprint(op: Operation) -> int:
                 for arg in block.args:
                     append(_attr_hash(arg.type))
     return hash(tuple(parts))
-
-
-def blocks_of(op: Operation) -> Iterator[Block]:
-    for region in op.regions:
-        yield from region.blocks

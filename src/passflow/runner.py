@@ -198,8 +198,9 @@ def run_pipeline(
         errors = pm.schedule_errors(ir.operation_name(op))
         adaptors = pm.adaptor_flags()
         for index, pass_ in enumerate(pm.passes):
-            if errors is not None and errors[index] is not None:
-                state.op_error(op, errors[index] or "")
+            message = errors[index] if errors is not None else None
+            if message is not None:
+                state.op_error(op, message)
                 return False
             if not run_pass(pass_, op, am, state, adaptors[index]):
                 return False
