@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import pathlib
 import signal
 import textwrap
 import threading
@@ -546,7 +547,10 @@ def test_a_broken_worker_costs_one_child(how: str, reason: str) -> None:
 
         return make
 
-    executor = ProcessExecutor(2, serial_budget=0, timeout=2)
+    # Every child on a worker: @f3 must not kill or hang this process.
+    executor = ProcessExecutor(
+        2, serial_budget=0, timeout=2, parent_runs_children=False
+    )
     printed, diagnostics, ok, _ = _run(text, build(True), executor)
     assert not ok
     assert len(diagnostics) == 1
@@ -562,8 +566,69 @@ def test_a_broken_worker_costs_one_child(how: str, reason: str) -> None:
     assert "arith.subi" in printed.split("func.func @f3")[1].split("func.func @f4")[0]
 
 
+class KillFirstInWorker(OperationPass):
+    """SIGKILLs the first worker process that runs it, once per token file."""
+
+    argument = "kill-first-in-worker"
+    op_name = "func.func"
+
+    def __init__(self, token: str) -> None:
+        super().__init__()
+        self.token = token
+        self.home = os.getpid()
+
+    def run_on_operation(self) -> None:
+        if os.getpid() == self.home:
+            return
+        try:
+            os.close(os.open(self.token, os.O_CREAT | os.O_EXCL))
+        except FileExistsError:
+            return
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def test_a_dying_worker_costs_one_child_while_the_parent_runs_children(
+    tmp_path: pathlib.Path,
+) -> None:
+    token = str(tmp_path / "killed")
+
+    def build(victim: bool) -> Callable[[], PassManager]:
+        def make() -> PassManager:
+            pm = PassManager()
+            fpm = pm.nest("func.func")
+            if victim:
+                fpm.add(KillFirstInWorker(token))
+            fpm.add(parse_pass_pipeline("func.func(canonicalize)").passes[0])
+            return pm
+
+        return make
+
+    text = _arith_functions(12)
+    executor = ProcessExecutor(2, serial_budget=0, timeout=30)
+    printed, diagnostics, ok, _ = _run(text, build(True), executor)
+    assert os.path.exists(token)
+    assert not ok
+    assert len(diagnostics) == 1
+    assert "died (killed by signal SIGKILL)" in diagnostics[0]
+    victim = next(
+        i for i in range(12) if diagnostics[0].startswith(f"corpus.mlir:{_line_of(i)}:")
+    )
+    serial, _, _, _ = _run(text, build(False), None)
+
+    def functions(printed: str) -> list[str]:
+        return printed.split("func.func @")[1:]
+
+    got, want = functions(printed), functions(serial)
+    assert [g for i, g in enumerate(got) if i != victim] == [
+        w for i, w in enumerate(want) if i != victim
+    ]
+    assert "arith.subi" in got[victim]
+    # The parent ran children itself, and at least the victim went to a worker.
+    assert 0 < executor.profile.in_parent < 12
+
+
 def test_unchanged_children_are_not_sent_back() -> None:
-    executor = ProcessExecutor(2, serial_budget=0)
+    executor = ProcessExecutor(2, serial_budget=0, parent_runs_children=False)
     pm = PassManager()
     pm.nest("func.func").add(WhoRan())
     pm.executor = executor
@@ -608,7 +673,9 @@ def test_children_past_the_serial_budget_are_forked() -> None:
         _arith_functions(6), build, None
     )
     assert executor.profile.runs == 1
-    assert executor.profile.children == 5  # @f0 ran here, the rest in workers
+    assert executor.profile.children == 5  # @f0 ran before forking
+    # Each of the five ran here or came back changed from a worker.
+    assert executor.profile.in_parent + executor.profile.shipped == 5
 
 
 # --- the codec ---------------------------------------------------------------------

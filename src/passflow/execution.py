@@ -143,26 +143,33 @@ class SerialExecutor(ChildExecutor):
 class ExecutorProfile:
     """Where the time of an executor's parallel runs went (summed over runs).
 
-    `parent_busy` is the wall time the spawning thread spent working rather than
-    waiting for workers (preparing, forking, splicing results back, replaying
-    diagnostics): the serial fraction of a parallel run is `parent_busy / wall`.
-    `worker_busy` sums the time workers spent on children (run + encode), and
-    `shipped` counts children whose rewritten IR came back (unchanged children
-    send nothing). Benchmarks use it to fit Amdahl's law; it costs nothing to keep.
+    `children` counts the children of the parallel part of the runs,
+    `in_parent` those of them the spawning thread ran itself, taking
+    `parent_work` seconds. `parent_busy` is the rest of the wall time the
+    spawning thread spent working rather than waiting (forking, feeding workers,
+    splicing results back): work no other process can take over, so the serial
+    fraction of a parallel run is `parent_busy / wall`. `worker_busy` sums the
+    time workers spent on children (run + encode), and `shipped` counts children
+    whose rewritten IR came back (unchanged children send nothing). Benchmarks
+    use it to fit Amdahl's law; it costs nothing to keep.
     """
 
     runs: int = 0
     children: int = 0
+    in_parent: int = 0
     wall: float = 0.0
     parent_busy: float = 0.0
+    parent_work: float = 0.0
     worker_busy: float = 0.0
     shipped: int = 0
 
     def add(self, other: ExecutorProfile) -> None:
         self.runs += other.runs
         self.children += other.children
+        self.in_parent += other.in_parent
         self.wall += other.wall
         self.parent_busy += other.parent_busy
+        self.parent_work += other.parent_work
         self.worker_busy += other.worker_busy
         self.shipped += other.shipped
 

@@ -4,13 +4,16 @@ Under CPython's GIL only processes run Python passes in parallel, and the cost
 of a process executor is moving IR: printing and re-parsing a 20-op function
 takes longer than canonicalize + cse on it. So nothing is sent to the workers:
 they are forked when the adaptor runs, after the parent parsed the module, and
-find each child at the same address as in the parent. A worker is told only the child's index; it runs the child's pipeline on
-its own clone of the adaptor's pipelines and sends back the child's rewritten
-regions in `transfer`'s compact encoding (nothing at all if the pipeline left the
-child unchanged), with the child's diagnostics and statistic counts. The parent
-splices each result into the child as it arrives, overlapping that (its only
-serial work per child) with the workers' passes, then replays the diagnostics
-in child order and sums the counts into the original passes.
+find each child at the same address as in the parent. A worker is told only
+the child's index; it runs the child's pipeline on its own clone of the
+adaptor's pipelines and sends back the child's rewritten regions in
+`transfer`'s compact encoding (nothing at all if the pipeline left the child
+unchanged), with the child's diagnostics and statistic counts. The parent
+splices each result into the child as it arrives (its only serial work per
+child) and, while no result is waiting, runs pending children itself: with
+`jobs` cores it forks `jobs - 1` workers and is the last job. At the end it
+replays the diagnostics in child order and sums the counts into the original
+passes.
 
 A worker that raises (IR that cannot be encoded), dies (killed, out of memory,
 `os._exit`) or overruns `timeout` fails that child's pipeline with an error at
@@ -80,8 +83,13 @@ _in_worker = False  # set in forked workers: nested adaptors run serially there
 
 
 class ProcessExecutor(ChildExecutor):
-    """Children on `jobs` forked worker processes (POSIX `fork` only).
+    """Children on `jobs` processes: this one and `jobs - 1` forked workers
+    (POSIX `fork` only).
 
+    The parent is one of the jobs: between splicing results back it runs
+    children itself, with the original passes, and those children cost no
+    transfer at all. `parent_runs_children=False` leaves every child past the
+    serial budget to `jobs` workers (the parent only splices).
     `serial_budget`: seconds of children the parent runs itself, in order,
     before forking for the rest (0: fork at once); small inputs never fork.
     `timeout`: seconds one child may take in a worker before the worker is
@@ -97,6 +105,7 @@ class ProcessExecutor(ChildExecutor):
         *,
         serial_budget: float = DEFAULT_SERIAL_BUDGET,
         timeout: float | None = None,
+        parent_runs_children: bool = True,
     ) -> None:
         if "fork" not in multiprocessing.get_all_start_methods():
             raise PassflowError(
@@ -107,7 +116,13 @@ class ProcessExecutor(ChildExecutor):
         self.jobs = jobs if jobs is not None else default_jobs()
         self.serial_budget = serial_budget
         self.timeout = timeout
+        self.parent_runs_children = parent_runs_children
         self.profile = ExecutorProfile()
+
+    @property
+    def workers(self) -> int:
+        """How many worker processes a parallel run forks."""
+        return self.jobs - 1 if self.parent_runs_children else self.jobs
 
     def run(self, work: ChildWork) -> bool:
         if self.jobs <= 1 or _in_worker or in_process_only(work):
@@ -143,66 +158,87 @@ class _ForkedRun:
         self.shared = shared_candidates([child for _, child in work.items])
 
     def run(self) -> bool:
-        start = time.perf_counter()
-        first = self._head_start(start + self.executor.serial_budget)
-        if first < len(self.work.items):
-            self._fork_for(first)
+        deadline = time.perf_counter() + self.executor.serial_budget
+        position = 0
+        while position < len(self.work.items) and time.perf_counter() < deadline:
+            self._run_here(position)
+            position += 1
+        if position < len(self.work.items):
+            self._fork_for(position)
         replay_diagnostics(self.work.state, self.diagnostics)
         return all(self.ok)
 
-    def _head_start(self, deadline: float) -> int:
-        """Run children here, in order, until the budget is spent; the count run."""
+    def _run_here(self, position: int) -> None:
+        """Run child `position` in this process, with the original passes."""
         from passflow.runner import run_pipeline
 
         work = self.work
         state = work.state
-        managers = work.adaptor.managers
-        position = 0
-        while position < len(work.items) and time.perf_counter() < deadline:
-            index, child = work.items[position]
-            previous = state.begin_capture()
-            try:
-                self.ok[position] = run_pipeline(
-                    managers[index], child, self.ams[position], state, work.parent_info
-                )
-            finally:
-                self.diagnostics[position] = state.end_capture(previous)
-            position += 1
-        return position
+        index, child = work.items[position]
+        previous = state.begin_capture()
+        try:
+            self.ok[position] = run_pipeline(
+                work.adaptor.managers[index],
+                child,
+                self.ams[position],
+                state,
+                work.parent_info,
+            )
+        finally:
+            self.diagnostics[position] = state.end_capture(previous)
 
     def _fork_for(self, first: int) -> None:
-        """Fork workers and run children `first`... on them."""
+        """Fork workers and run children `first`... on them and, between
+        splicing their results, here."""
         start = time.perf_counter()
         waited = 0.0
+        here = 0.0
         self.pending.extend(range(first, len(self.work.items)))
         self.remaining = len(self.pending)
         self.profile.children = self.remaining
+        parent_runs = self.executor.parent_runs_children
         gc_enabled = gc.isenabled()
         # No collections while splicing (they would rescan the whole module), and
         # the module frozen out of the workers' collections (no copy-on-write).
         gc.disable()
         gc.freeze()
         try:
-            for _ in range(min(self.executor.jobs, self.remaining)):
+            for _ in range(min(self.executor.workers, self.remaining)):
                 self._spawn()
             while self.remaining:
-                timeout = self._time_to_deadline()
-                before = time.perf_counter()
-                ready = wait(list(self.workers), timeout)
-                waited += time.perf_counter() - before
-                if not ready:
+                run_one = parent_runs and bool(self.pending)
+                if self.workers:
+                    # Results first, so that workers never starve while we run one.
+                    before = time.perf_counter()
+                    ready = wait(
+                        list(self.workers), 0.0 if run_one else self._time_to_deadline()
+                    )
+                    if not run_one:
+                        waited += time.perf_counter() - before
+                    for conn in ready:
+                        worker = self.workers.get(cast(Connection, conn))
+                        if worker is not None:
+                            self._read(worker)
+                    if ready:
+                        continue
                     self._kill_overdue()
-                for conn in ready:
-                    worker = self.workers.get(cast(Connection, conn))
-                    if worker is not None:
-                        self._read(worker)
+                if not (parent_runs and self.pending):
+                    if not self.workers:  # cannot happen: _lost respawns
+                        raise PassflowError("no worker left to run the children")
+                    continue
+                before = time.perf_counter()
+                self._run_here(self.pending.popleft())
+                self.remaining -= 1
+                self.profile.in_parent += 1
+                here += time.perf_counter() - before
         finally:
             self._stop_all()
             gc.unfreeze()
             if gc_enabled:
                 gc.enable()
         self.profile.wall = time.perf_counter() - start
-        self.profile.parent_busy = self.profile.wall - waited
+        self.profile.parent_work = here
+        self.profile.parent_busy = self.profile.wall - waited - here
         self.executor.profile.add(self.profile)
 
     # --- workers ------------------------------------------------------------
@@ -324,7 +360,7 @@ class _ForkedRun:
                 f"'{self.work.pipeline_text(index)}' on this op",
             )
             self.pending.extendleft(reversed(worker.inflight))
-        if self.pending and len(self.workers) < self.executor.jobs:
+        if self.pending and len(self.workers) < self.executor.workers:
             self._spawn()
 
     def _time_to_deadline(self) -> float | None:

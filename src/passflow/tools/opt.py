@@ -250,7 +250,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=None,
         metavar="N",
-        help="parallel workers (default: usable cores; 1 = serial)",
+        help="parallel jobs (default: usable cores; 1 = serial); with "
+        "--executor=process the parent process is one of them",
     )
     add(
         "--scheduler",
