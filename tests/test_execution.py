@@ -678,6 +678,36 @@ def test_children_past_the_serial_budget_are_forked() -> None:
     assert executor.profile.in_parent + executor.profile.shipped == 5
 
 
+class SlowFirstBriefly(OperationPass):
+    """@f0 overruns a 0.2 s serial budget; the rest are instant."""
+
+    argument = "slow-first-briefly"
+    op_name = "func.func"
+
+    def run_on_operation(self) -> None:
+        if ir.symbol_name(self.get_operation()) == "f0":
+            time.sleep(0.25)
+
+
+def test_a_remainder_cheaper_than_a_fork_is_run_here() -> None:
+    # After @f0 (0.25 s) the budget is spent, but one more child at that pace is
+    # estimated at 0.25 s, less than twice the budget: forking would not pay.
+    def build() -> PassManager:
+        pm = PassManager()
+        pm.nest("func.func").add(SlowFirstBriefly())
+        return pm
+
+    executor = ProcessExecutor(2, serial_budget=0.2)
+    assert _run(_arith_functions(2), build, executor) == _run(
+        _arith_functions(2), build, None
+    )
+    assert executor.profile.runs == 0
+    # With more children at that pace, the rest is worth forking for.
+    executor = ProcessExecutor(2, serial_budget=0.2)
+    _run(_arith_functions(4), build, executor)
+    assert executor.profile.runs == 1
+
+
 # --- the codec ---------------------------------------------------------------------
 
 

@@ -22,8 +22,8 @@ every other child completes and nothing waits forever on a dead process.
 
 Workers live for one adaptor run: the module changes as results are spliced in,
 and a fork costs little next to a pipeline over many children. The parent first
-runs children itself for `serial_budget` seconds, so small inputs never pay for
-a fork. Instrumented runs stay in the parent (hooks observe the parent's passes
+runs children itself for `serial_budget` seconds and forks only if the rest
+would take more than twice that, so small inputs never pay for a fork. Instrumented runs stay in the parent (hooks observe the parent's passes
 and ops), as do nested adaptors inside a worker.
 
 No dialect is preloaded for the workers: each loads what it needs into its own
@@ -76,6 +76,10 @@ faults as they first touch the interpreter and the module), so an adaptor whose
 children all finish within this budget never forks and costs what a serial run
 costs; a longer one loses at most this much of its parallel time."""
 
+# Forking for the rest of the children pays when the rest would take this many
+# serial budgets: forking and warming up a worker costs about one budget, and
+# two jobs save at most half of the rest.
+_FORK_PAYS = 2.0
 _PREFETCH = 2  # children queued per worker, so it never idles waiting for the next
 _EXIT_GRACE = 5.0  # seconds a worker whose pipe closed gets to finish exiting
 
@@ -91,7 +95,9 @@ class ProcessExecutor(ChildExecutor):
     transfer at all. `parent_runs_children=False` leaves every child past the
     serial budget to `jobs` workers (the parent only splices).
     `serial_budget`: seconds of children the parent runs itself, in order,
-    before forking for the rest (0: fork at once); small inputs never fork.
+    before forking for the rest (0: fork at once); it forks only if the rest,
+    estimated from the children run so far, would take more than twice that,
+    so small inputs never pay for a fork.
     `timeout`: seconds one child may take in a worker before the worker is
     killed and the child fails (None: no limit, as for a serial run).
     `profile` accumulates where the time of forked runs went.
@@ -158,12 +164,20 @@ class _ForkedRun:
         self.shared = shared_candidates([child for _, child in work.items])
 
     def run(self) -> bool:
-        deadline = time.perf_counter() + self.executor.serial_budget
+        budget = self.executor.serial_budget
+        count = len(self.work.items)
+        start = time.perf_counter()
         position = 0
-        while position < len(self.work.items) and time.perf_counter() < deadline:
+        while position < count and time.perf_counter() - start < budget:
             self._run_here(position)
             position += 1
-        if position < len(self.work.items):
+        if position and position < count:
+            spent = time.perf_counter() - start
+            if spent / position * (count - position) < _FORK_PAYS * budget:
+                while position < count:  # the rest costs less than forking saves
+                    self._run_here(position)
+                    position += 1
+        if position < count:
             self._fork_for(position)
         replay_diagnostics(self.work.state, self.diagnostics)
         return all(self.ok)
