@@ -405,8 +405,9 @@ def default_executor_kind() -> str:
 
     Measured (bench/parallel.py): processes beat serial from about a hundred
     functions of cheap passes, and because the parent runs children itself for
-    `serial_budget` seconds and forks only if the rest would take twice that, smaller inputs cost what a serial
-    run costs. Threads never beat serial under the GIL."""
+    `serial_budget` seconds and forks only if the rest would take twice that,
+    smaller inputs cost what a serial run costs. Threads never beat serial under
+    the GIL."""
     import multiprocessing
 
     return "process" if "fork" in multiprocessing.get_all_start_methods() else "serial"
