@@ -151,7 +151,7 @@ class ExecutorProfile:
     fraction of a parallel run is `parent_busy / wall`. `worker_busy` sums the
     time workers spent on children (run + encode), and `shipped` counts children
     whose rewritten IR came back (unchanged children send nothing). Benchmarks
-    use it to fit Amdahl's law; it costs nothing to keep.
+    use it to fit a model of where the time goes; it costs nothing to keep.
     """
 
     runs: int = 0
