@@ -99,7 +99,8 @@ class ProcessExecutor(ChildExecutor):
     estimated from the children run so far, would take more than twice that,
     so small inputs never pay for a fork.
     `timeout`: seconds one child may take in a worker before the worker is
-    killed and the child fails (None: no limit, as for a serial run).
+    killed and the child fails (None: no limit, as for a serial run; children
+    the parent runs itself have none).
     `profile` accumulates where the time of forked runs went.
     """
 
