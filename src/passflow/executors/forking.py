@@ -23,8 +23,9 @@ every other child completes and nothing waits forever on a dead process.
 Workers live for one adaptor run: the module changes as results are spliced in,
 and a fork costs little next to a pipeline over many children. The parent first
 runs children itself for `serial_budget` seconds and forks only if the rest
-would take more than twice that, so small inputs never pay for a fork. Instrumented runs stay in the parent (hooks observe the parent's passes
-and ops), as do nested adaptors inside a worker.
+would take more than twice that, so small inputs never pay for a fork.
+Instrumented runs stay in the parent (hooks observe the parent's passes and
+ops), as do nested adaptors inside a worker.
 
 No dialect is preloaded for the workers: each loads what it needs into its own
 copy of the context, and the parent decodes results on one thread, loading
