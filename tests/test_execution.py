@@ -650,14 +650,18 @@ def test_small_runs_stay_serial() -> None:
 
 
 class SlowFirst(OperationPass):
-    """Takes its time on @f0 only."""
+    """Takes `seconds` on @f0 only; the rest are instant."""
 
     argument = "slow-first"
     op_name = "func.func"
 
+    def __init__(self, seconds: float = 0.3) -> None:
+        super().__init__()
+        self.seconds = seconds
+
     def run_on_operation(self) -> None:
         if ir.symbol_name(self.get_operation()) == "f0":
-            time.sleep(0.3)
+            time.sleep(self.seconds)
 
 
 def test_children_past_the_serial_budget_are_forked() -> None:
@@ -678,23 +682,12 @@ def test_children_past_the_serial_budget_are_forked() -> None:
     assert executor.profile.in_parent + executor.profile.shipped == 5
 
 
-class SlowFirstBriefly(OperationPass):
-    """@f0 overruns a 0.2 s serial budget; the rest are instant."""
-
-    argument = "slow-first-briefly"
-    op_name = "func.func"
-
-    def run_on_operation(self) -> None:
-        if ir.symbol_name(self.get_operation()) == "f0":
-            time.sleep(0.25)
-
-
 def test_a_remainder_cheaper_than_a_fork_is_run_here() -> None:
     # After @f0 (0.25 s) the budget is spent, but one more child at that pace is
     # estimated at 0.25 s, less than twice the budget: forking would not pay.
     def build() -> PassManager:
         pm = PassManager()
-        pm.nest("func.func").add(SlowFirstBriefly())
+        pm.nest("func.func").add(SlowFirst(0.25))
         return pm
 
     executor = ProcessExecutor(2, serial_budget=0.2)

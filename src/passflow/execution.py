@@ -98,6 +98,24 @@ class ChildWork:
                 ok = False
         return ok
 
+    def run_captured(
+        self, position: int, am: AnalysisManager
+    ) -> tuple[bool, list[Diagnostic]]:
+        """Run item `position` on this thread with the original passes; whether
+        it succeeded, and its diagnostics, captured rather than emitted so that
+        the executor can replay every child's in child order."""
+        from passflow.runner import run_pipeline
+
+        index, child = self.items[position]
+        previous = self.state.begin_capture()
+        try:
+            ok = run_pipeline(
+                self.adaptor.managers[index], child, am, self.state, self.parent_info
+            )
+        finally:
+            diagnostics = self.state.end_capture(previous)
+        return ok, diagnostics
+
     def pipeline_text(self, item: int) -> str:
         """The textual pipeline item `item` runs (`func.func(cse)`), for messages."""
         return str(self.adaptor.managers[self.items[item][0]])

@@ -186,22 +186,9 @@ class _ForkedRun:
 
     def _run_here(self, position: int) -> None:
         """Run child `position` in this process, with the original passes."""
-        from passflow.runner import run_pipeline
-
-        work = self.work
-        state = work.state
-        index, child = work.items[position]
-        previous = state.begin_capture()
-        try:
-            self.ok[position] = run_pipeline(
-                work.adaptor.managers[index],
-                child,
-                self.ams[position],
-                state,
-                work.parent_info,
-            )
-        finally:
-            self.diagnostics[position] = state.end_capture(previous)
+        self.ok[position], self.diagnostics[position] = self.work.run_captured(
+            position, self.ams[position]
+        )
 
     def _fork_for(self, first: int) -> None:
         """Fork workers and run children `first`... on them and, between

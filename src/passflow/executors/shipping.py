@@ -216,22 +216,10 @@ class _ShippedRun:
         return unsendable
 
     def _run_here(self, position: int) -> None:
-        from passflow.runner import run_pipeline
-
-        work = self.work
-        state = work.state
-        index, child = work.items[position]
-        previous = state.begin_capture()
-        try:
-            self.ok[position] = run_pipeline(
-                work.adaptor.managers[index],
-                child,
-                work.am.nest(child),
-                state,
-                work.parent_info,
-            )
-        finally:
-            self.diagnostics[position] = state.end_capture(previous)
+        child = self.work.items[position][1]
+        self.ok[position], self.diagnostics[position] = self.work.run_captured(
+            position, self.work.am.nest(child)
+        )
 
     def _collect(self, future: Future[bytes], chunk: _Chunk) -> None:
         work = self.work
