@@ -2,6 +2,8 @@
 # `make demo`: passflow-opt on examples/, then a pass written in Python.
 set -eu
 BIN=${BIN:-.venv/bin}
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
 
 echo "== passflow-opt: inline calls, canonicalize+cse every function, drop dead symbols"
 "$BIN/passflow-opt" examples/functions.mlir --dump-pass-pipeline \
@@ -9,7 +11,7 @@ echo "== passflow-opt: inline calls, canonicalize+cse every function, drop dead 
 
 echo
 echo "== the same run, with mlir-opt's statistics and timing reports"
-"$BIN/passflow-opt" examples/functions.mlir -o /dev/null --mlir-pass-statistics --mlir-timing \
+"$BIN/passflow-opt" examples/functions.mlir -o "$out" --mlir-pass-statistics --mlir-timing \
   --pass-pipeline='builtin.module(inline,func.func(canonicalize,cse),symbol-dce)'
 
 echo

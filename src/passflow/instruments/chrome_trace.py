@@ -27,6 +27,7 @@ from passflow import ir
 from passflow.instrumentation import PassInstrumentation, PipelineParentInfo
 from passflow.ir import Operation
 from passflow.manager import OpToOpPassAdaptor
+from passflow.output_file import write_output
 from passflow.pass_base import Pass
 
 __all__ = ["ChromeTrace"]
@@ -176,7 +177,6 @@ class ChromeTrace(PassInstrumentation):
     def write(self, target: str | TextIO) -> None:
         """Write the trace to a path or an open text stream."""
         if isinstance(target, str):
-            with open(target, "w") as stream:
-                stream.write(self.to_json())
+            write_output(target, self.to_json())
         else:
             target.write(self.to_json())

@@ -32,6 +32,7 @@ from passflow import ir
 from passflow.instrumentation import PassInstrumentation
 from passflow.ir import Operation
 from passflow.manager import OpToOpPassAdaptor
+from passflow.output_file import OutputFileError, write_output
 from passflow.pass_base import Pass
 
 __all__ = [
@@ -223,10 +224,6 @@ class IRPrinterInstrumentation(PassInstrumentation):
             return
         path = os.path.join(directory, "_".join(numbers) + f"_{argument}.mlir")
         try:
-            with open(path, "w") as stream:
-                stream.write(text)
-        except OSError as err:
-            sys.stderr.write(
-                f"Error opening output file {path}: cannot open output file "
-                f"'{path}': {err.strerror}\n"
-            )
+            write_output(path, text)
+        except OutputFileError as err:
+            sys.stderr.write(f"Error opening output file {path}: {err}\n")

@@ -17,6 +17,7 @@ from passflow import ir
 from passflow.diagnostics import Diagnostic, PassflowError, Severity
 from passflow.instrumentation import PassInstrumentation
 from passflow.ir import Operation
+from passflow.output_file import OutputFileError, write_output
 
 if TYPE_CHECKING:
     from passflow.manager import OpPassManager
@@ -92,26 +93,25 @@ def read_reproducer(op: Operation) -> ReproducerSpec | None:
     )
 
 
-def _open_path(path: str) -> StreamFactory:
-    return lambda: open(path, "w")
-
-
 def write_reproducer(target: str | StreamFactory, content: str) -> str | None:
     """Write `content`; None on success, else why the stream could not be made."""
-    factory = _open_path(target) if isinstance(target, str) else target
+    if isinstance(target, str):
+        try:
+            write_output(target, content)
+        except OutputFileError as err:
+            return (
+                "failed to create output stream: Failed to create reproducer stream: "
+                f"{err}"
+            )
+        return None
     try:
-        stream = factory()
+        stream = target()
     except OSError as err:
-        name = target if isinstance(target, str) else "<stream>"
         return (
             "failed to create output stream: Failed to create reproducer stream: "
-            f"cannot open output file '{name}': {err.strerror}"
+            f"cannot open output file '<stream>': {err.strerror}"
         )
-    try:
-        stream.write(content)
-    finally:
-        if isinstance(target, str):
-            stream.close()
+    stream.write(content)
     return None
 
 

@@ -11,9 +11,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import gc
-import os
 import sys
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import NoReturn, TextIO
@@ -46,6 +44,7 @@ from passflow.instruments.reproducer import (
 )
 from passflow.instruments.timing import TimingManager, TimingScope
 from passflow.manager import Nesting, OpPassManager, PassManager
+from passflow.output_file import OutputFileError, write_output
 
 PROG = "passflow-opt"
 SPLIT_MARKER = "// -----"
@@ -575,24 +574,6 @@ def process_chunk(
     return output + (f"\n{metadata}\n" if metadata else "")
 
 
-def write_output(path: str, text: str) -> None:
-    """Write `text` to `path` atomically (or to stdout for '-')."""
-    if path == "-":
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, temp = tempfile.mkstemp(prefix=".passflow-", dir=directory)
-    try:
-        with os.fdopen(fd, "w") as stream:
-            stream.write(text)
-        os.replace(temp, path)
-    except BaseException:
-        if os.path.exists(temp):
-            os.unlink(temp)
-        raise
-
-
 def read_input(path: str) -> tuple[str, str]:
     if path == "-":
         return sys.stdin.read(), "<stdin>"
@@ -674,7 +655,11 @@ def run(inv: Invocation) -> int:
             inv.executor.close()
     if not ok:
         return 1
-    write_output(args.output, f"{SPLIT_MARKER}\n".join(outputs))
+    try:
+        write_output(args.output, f"{SPLIT_MARKER}\n".join(outputs))
+    except OutputFileError as err:
+        sys.stderr.write(f"{err}\n")
+        return 1
     return 0
 
 

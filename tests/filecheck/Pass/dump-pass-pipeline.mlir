@@ -1,8 +1,8 @@
 // --dump-pass-pipeline prints the pipeline as built (before adaptors merge); pass
 // flags nest implicitly, one fresh nested pipeline per op-specific flag.
-// RUN: passflow-opt %s -pass-pipeline='builtin.module(func.func(test-function-pass),func.func(test-function-pass),test-module-pass)' --dump-pass-pipeline -o /dev/null 2>&1 | filecheck --check-prefix=TEXT %s
-// RUN: passflow-opt %s -test-function-pass --test-module-pass -test-function-pass --dump-pass-pipeline -o /dev/null 2>&1 | filecheck --check-prefix=FLAGS %s
-// RUN: passflow-opt %s -pass-pipeline='builtin.module()' --dump-pass-pipeline -o /dev/null 2>&1 | filecheck --check-prefix=EMPTY %s
+// RUN: passflow-opt %s -pass-pipeline='builtin.module(func.func(test-function-pass),func.func(test-function-pass),test-module-pass)' --dump-pass-pipeline -o %t.out 2>&1 | filecheck --check-prefix=TEXT %s
+// RUN: passflow-opt %s -test-function-pass --test-module-pass -test-function-pass --dump-pass-pipeline -o %t.out 2>&1 | filecheck --check-prefix=FLAGS %s
+// RUN: passflow-opt %s -pass-pipeline='builtin.module()' --dump-pass-pipeline -o %t.out 2>&1 | filecheck --check-prefix=EMPTY %s
 // RUN: not passflow-opt %s -pass-pipeline='builtin.module(test-module-pass)' -test-module-pass 2>&1 | filecheck --check-prefix=BOTH %s
 
 // TEXT: Pass Manager with 3 passes:

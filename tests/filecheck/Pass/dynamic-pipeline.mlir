@@ -1,8 +1,8 @@
 // test-dynamic-pipeline runs a pipeline from inside a pass, on the op it runs on or
 // on nested ops, filtered by symbol name; scheduling on the parent is refused (the
 // pass expects that refusal, so the run itself succeeds, as upstream).
-// RUN: passflow-opt %s -pass-pipeline='builtin.module(builtin.module(test-dynamic-pipeline{op-name=inner_mod1 dynamic-pipeline=func.func(test-function-pass)}))' -o /dev/null 2>&1 | filecheck --check-prefix=MOD1 %s
-// RUN: passflow-opt %s -pass-pipeline='builtin.module(builtin.module(test-dynamic-pipeline{dynamic-pipeline=test-module-pass run-on-nested-operations=1}))' -o /dev/null 2>&1 | filecheck --check-prefix=NESTED %s
+// RUN: passflow-opt %s -pass-pipeline='builtin.module(builtin.module(test-dynamic-pipeline{op-name=inner_mod1 dynamic-pipeline=func.func(test-function-pass)}))' -o %t.out 2>&1 | filecheck --check-prefix=MOD1 %s
+// RUN: passflow-opt %s -pass-pipeline='builtin.module(builtin.module(test-dynamic-pipeline{dynamic-pipeline=test-module-pass run-on-nested-operations=1}))' -o %t.out 2>&1 | filecheck --check-prefix=NESTED %s
 // RUN: passflow-opt %s -pass-pipeline='builtin.module(builtin.module(test-dynamic-pipeline{op-name=inner_mod1 run-on-parent=1 dynamic-pipeline=test-module-pass}))' 2>&1 | filecheck --check-prefix=PARENT %s
 
 // MOD1: Dynamic execute 'func.func(test-function-pass)' on builtin.module

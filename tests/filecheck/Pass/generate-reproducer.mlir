@@ -1,6 +1,6 @@
 // --mlir-generate-reproducer writes the output IR and the pipeline after a
 // successful run, with mlir-opt's fixed flags; resources pass through otherwise.
-// RUN: passflow-opt %s -pass-pipeline='builtin.module(func.func(test-function-pass))' --mlir-generate-reproducer=%t -o /dev/null
+// RUN: passflow-opt %s -pass-pipeline='builtin.module(func.func(test-function-pass))' --mlir-generate-reproducer=%t -o %t.out
 // RUN: filecheck %s < %t
 // RUN: passflow-opt %t | filecheck --check-prefix=PASSTHROUGH %s
 

@@ -1,7 +1,7 @@
 // --mlir-print-ir-tree-dir writes one file per dump, in a directory per op and
 // ancestor, with counter-prefixed names (mlir-opt's layout).
 // RUN: rm -rf %t
-// RUN: passflow-opt %s -p 'builtin.module(func.func(cse,canonicalize),symbol-dce,builtin.module(func.func(cse)),func.func(cse))' --mlir-print-ir-before-all --mlir-print-ir-after-all --mlir-print-ir-tree-dir=%t -o /dev/null
+// RUN: passflow-opt %s -p 'builtin.module(func.func(cse,canonicalize),symbol-dce,builtin.module(func.func(cse)),func.func(cse))' --mlir-print-ir-before-all --mlir-print-ir-after-all --mlir-print-ir-tree-dir=%t -o %t.out
 // The same file set as mlir-opt 22.1.8 writes for this command line:
 // RUN: cd %t && find . -type f | sort > %t.files
 // RUN: filecheck --check-prefix=FILES %s < %t.files

@@ -1,8 +1,8 @@
 // IR dumps around passes: headers byte-for-byte as mlir-opt 22.1.8 prints them.
-// RUN: passflow-opt %s -p 'builtin.module(func.func(cse,canonicalize),symbol-dce)' --mlir-print-ir-before=cse -o /dev/null 2>&1 | filecheck --check-prefix=BEFORE %s
-// RUN: passflow-opt %s -p 'builtin.module(func.func(cse,canonicalize),symbol-dce)' --mlir-print-ir-after-all -o /dev/null 2>&1 | filecheck --check-prefix=AFTER-ALL %s
-// RUN: passflow-opt %s -p 'builtin.module(func.func(cse,canonicalize),symbol-dce)' --mlir-print-ir-after-all --mlir-print-ir-after-change -o /dev/null 2>&1 | filecheck --check-prefix=CHANGE %s
-// RUN: passflow-opt %s -p 'builtin.module(func.func(cse))' --mlir-print-ir-before=cse --mlir-print-ir-module-scope --mlir-disable-threading -o /dev/null 2>&1 | filecheck --check-prefix=MODULE %s
+// RUN: passflow-opt %s -p 'builtin.module(func.func(cse,canonicalize),symbol-dce)' --mlir-print-ir-before=cse -o %t.out 2>&1 | filecheck --check-prefix=BEFORE %s
+// RUN: passflow-opt %s -p 'builtin.module(func.func(cse,canonicalize),symbol-dce)' --mlir-print-ir-after-all -o %t.out 2>&1 | filecheck --check-prefix=AFTER-ALL %s
+// RUN: passflow-opt %s -p 'builtin.module(func.func(cse,canonicalize),symbol-dce)' --mlir-print-ir-after-all --mlir-print-ir-after-change -o %t.out 2>&1 | filecheck --check-prefix=CHANGE %s
+// RUN: passflow-opt %s -p 'builtin.module(func.func(cse))' --mlir-print-ir-before=cse --mlir-print-ir-module-scope --mlir-disable-threading -o %t.out 2>&1 | filecheck --check-prefix=MODULE %s
 // RUN: not passflow-opt %s -p 'builtin.module(func.func(test-pass-failure))' --mlir-print-ir-after-failure 2>&1 | filecheck --check-prefix=FAILURE %s
 // RUN: not passflow-opt %s -p 'builtin.module(func.func(cse))' --mlir-print-ir-before=no-such-pass 2>&1 | filecheck --check-prefix=UNKNOWN %s
 

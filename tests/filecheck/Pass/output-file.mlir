@@ -8,6 +8,12 @@
 // RUN: diff %s %t.in
 // RUN: not passflow-opt %t.missing 2>&1 | filecheck --check-prefix=MISSING %s
 // RUN: not passflow-opt %t.in --no-such-flag 2>&1 | filecheck --check-prefix=FLAG %s
+// /dev/stdout is written in place, not replaced:
+// RUN: passflow-opt %t.in -o /dev/stdout | filecheck --check-prefix=OK %s
+// A symlink is followed and stays a link:
+// RUN: rm -f %t.target %t.link && touch %t.target && ln -s %t.target %t.link
+// RUN: passflow-opt %t.in -o %t.link && test -L %t.link
+// RUN: filecheck --check-prefix=OK %s < %t.target
 // Input from stdin, output in generic form:
 // RUN: passflow-opt --mlir-print-op-generic < %s | filecheck --check-prefix=GENERIC %s
 

@@ -1,8 +1,8 @@
 // --mlir-timing reports: the tree (nested pipelines, (A) analyses, the tool's
 // Parser/Output timers, Rest, Total), the list (sorted by time) and JSON.
-// RUN: passflow-opt %s -p 'builtin.module(func.func(cse,canonicalize),symbol-dce)' --mlir-timing --mlir-disable-threading -o /dev/null 2>&1 | filecheck --check-prefix=TREE %s
-// RUN: passflow-opt %s -p 'builtin.module(func.func(cse,canonicalize),symbol-dce)' --mlir-timing --mlir-timing-display=list --mlir-disable-threading -o /dev/null 2>&1 | filecheck --check-prefix=LIST %s
-// RUN: passflow-opt %s -p 'builtin.module(func.func(cse),builtin.module(cse))' --mlir-timing --mlir-output-format=json --mlir-disable-threading -o /dev/null 2>%t.json
+// RUN: passflow-opt %s -p 'builtin.module(func.func(cse,canonicalize),symbol-dce)' --mlir-timing --mlir-disable-threading -o %t.out 2>&1 | filecheck --check-prefix=TREE %s
+// RUN: passflow-opt %s -p 'builtin.module(func.func(cse,canonicalize),symbol-dce)' --mlir-timing --mlir-timing-display=list --mlir-disable-threading -o %t.out 2>&1 | filecheck --check-prefix=LIST %s
+// RUN: passflow-opt %s -p 'builtin.module(func.func(cse),builtin.module(cse))' --mlir-timing --mlir-output-format=json --mlir-disable-threading -o %t.out 2>%t.json
 // RUN: python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print([e['name'] for e in d])" %t.json | filecheck --check-prefix=JSON %s
 // RUN: not passflow-opt %s --mlir-timing --mlir-timing-display=bogus 2>&1 | filecheck --check-prefix=BAD %s
 

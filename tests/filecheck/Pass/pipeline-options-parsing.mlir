@@ -1,9 +1,9 @@
 // Pass options in pipeline text and pass flags: MLIR's syntax, printing (sorted,
 // every scalar, lists only when set) and error messages.
-// RUN: passflow-opt %s -p 'builtin.module(func.func(canonicalize{top-down=false max-iterations=3 disable-patterns=A,B}),inline{default-pipeline={cse }},symbol-privatize{exclude=foo,bar})' --dump-pass-pipeline -o /dev/null 2>&1 | filecheck --check-prefix=DUMP %s
-// RUN: passflow-opt %s -p 'builtin.module(symbol-privatize{exclude=},print-op-stats)' --dump-pass-pipeline -o /dev/null 2>/dev/null
-// RUN: passflow-opt %s -p 'builtin.module(symbol-privatize{exclude=})' --dump-pass-pipeline -o /dev/null 2>&1 | filecheck --check-prefix=EMPTY-LIST %s
-// RUN: passflow-opt %s --canonicalize='top-down=false' -cse --dump-pass-pipeline -o /dev/null 2>&1 | filecheck --check-prefix=FLAGS %s
+// RUN: passflow-opt %s -p 'builtin.module(func.func(canonicalize{top-down=false max-iterations=3 disable-patterns=A,B}),inline{default-pipeline={cse }},symbol-privatize{exclude=foo,bar})' --dump-pass-pipeline -o %t.out 2>&1 | filecheck --check-prefix=DUMP %s
+// RUN: passflow-opt %s -p 'builtin.module(symbol-privatize{exclude=},print-op-stats)' --dump-pass-pipeline -o %t.out 2>/dev/null
+// RUN: passflow-opt %s -p 'builtin.module(symbol-privatize{exclude=})' --dump-pass-pipeline -o %t.out 2>&1 | filecheck --check-prefix=EMPTY-LIST %s
+// RUN: passflow-opt %s --canonicalize='top-down=false' -cse --dump-pass-pipeline -o %t.out 2>&1 | filecheck --check-prefix=FLAGS %s
 // RUN: not passflow-opt %s -p 'builtin.module(cse{x=1})' 2>&1 | filecheck --check-prefix=NO-OPTION %s
 // RUN: not passflow-opt %s -p 'builtin.module(func.func(canonicalize{max-iterations=abc}))' 2>&1 | filecheck --check-prefix=BAD-INT %s
 // RUN: not passflow-opt %s -p 'builtin.module(func.func(canonicalize{top-down=maybe}))' 2>&1 | filecheck --check-prefix=BAD-BOOL %s

@@ -1,8 +1,8 @@
 // --mlir-pass-statistics: the pipeline view mirrors the pass manager tree, the list
 // view sums passes of the same name; statistics are sorted by name (test-stats-pass
 // declares num-ops2 before num-ops) and values right-aligned.
-// RUN: passflow-opt %s -p 'builtin.module(func.func(test-stats-pass),test-stats-pass)' --mlir-pass-statistics --mlir-disable-threading -o /dev/null 2>&1 | filecheck --check-prefix=PIPELINE %s
-// RUN: passflow-opt %s -p 'builtin.module(func.func(test-stats-pass),test-stats-pass)' --mlir-pass-statistics --mlir-pass-statistics-display=list --mlir-disable-threading -o /dev/null 2>&1 | filecheck --check-prefix=LIST %s
+// RUN: passflow-opt %s -p 'builtin.module(func.func(test-stats-pass),test-stats-pass)' --mlir-pass-statistics --mlir-disable-threading -o %t.out 2>&1 | filecheck --check-prefix=PIPELINE %s
+// RUN: passflow-opt %s -p 'builtin.module(func.func(test-stats-pass),test-stats-pass)' --mlir-pass-statistics --mlir-pass-statistics-display=list --mlir-disable-threading -o %t.out 2>&1 | filecheck --check-prefix=LIST %s
 // RUN: not passflow-opt %s -p 'builtin.module(func.func(test-stats-pass,test-pass-failure))' --mlir-pass-statistics 2>&1 | filecheck --check-prefix=FAILED %s
 
 // PIPELINE:      ===-------------------------------------------------------------------------===
