@@ -31,6 +31,7 @@ from xdsl.traits import (
     SymbolOpInterface,
 )
 from xdsl.utils.exceptions import ParseError, VerifyException
+from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from passflow.diagnostics import (
     UNKNOWN_LOCATION,
@@ -235,6 +236,17 @@ class _LocatingParser(Parser):
         self._source = source
         self.resources: dict[str, dict[str, ResourceValue]] = {}
         self.metadata: list[str] = []
+
+    def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
+        """xDSL's, except that input with no op (empty, comments, aliases) is an
+        empty module, as in MLIR."""
+        try:
+            return super().parse_module(allow_implicit_module)
+        except ParseError as err:
+            nothing = err.msg == "Could not parse entire input!"
+            if nothing and self._current_token.kind == MLIRTokenKind.EOF:
+                return ModuleOp([])
+            raise
 
     def parse_operation(self) -> Operation:
         start = self._current_token.span.start

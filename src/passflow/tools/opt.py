@@ -45,6 +45,7 @@ from passflow.instruments.reproducer import (
 from passflow.instruments.timing import TimingManager, TimingScope
 from passflow.manager import Nesting, OpPassManager, PassManager
 from passflow.output_file import OutputFileError, write_output
+from passflow.tools.command_line import CommandLineError, FlagParser, dashes
 
 PROG = "passflow-opt"
 SPLIT_MARKER = "// -----"
@@ -71,24 +72,14 @@ class Invocation:
     executor: ChildExecutor | None = None
 
 
-def _bool(text: str) -> bool:
-    lowered = text.lower()
-    if lowered in ("", "1", "true"):
-        return True
-    if lowered in ("0", "false"):
-        return False
-    raise argparse.ArgumentTypeError(
-        f"'{text}' is invalid value for boolean argument! Try 0 or 1"
-    )
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+def build_parser() -> FlagParser:
+    parser = FlagParser(
         prog=PROG,
         add_help=False,
         description="MLIR's pass manager on the xDSL IR (mlir-opt compatible flags).",
     )
-    add = parser.add_argument
+    add = parser.add_option
+    flag = parser.add_flag
     add("input", nargs="?", default="-", help="input file ('-' for stdin)")
     add("-o", dest="output", default="-", metavar="FILE", help="output file")
     add(
@@ -98,9 +89,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PIPELINE",
         help="textual pass pipeline, e.g. 'builtin.module(func.func(cse))'",
     )
-    add(
+    flag(
         "--dump-pass-pipeline",
-        action="store_true",
         help="print the pipeline that will run to stderr",
     )
     add(
@@ -110,38 +100,34 @@ def build_parser() -> argparse.ArgumentParser:
         help="print the graph of every pipeline schedule in the pipeline to stderr, "
         "as Graphviz DOT or JSON (dot, json)",
     )
-    add(
-        "--verify-each",
-        type=_bool,
-        nargs="?",
-        const=True,
-        default=True,
-        metavar="BOOL",
-        help="verify the IR after each pass (default true)",
-    )
-    add(
+    flag("--verify-each", help="verify the IR after each pass", default=True)
+    flag(
         "--allow-unregistered-dialect",
-        action="store_true",
         help="allow operations of unknown dialects",
     )
-    add(
+    flag(
         "--mlir-print-op-generic",
-        action="store_true",
         help="print the output in generic op form",
     )
-    add(
+    parser.add_value_optional(
         "--split-input-file",
-        action="store_true",
-        help=f"process chunks separated by '{SPLIT_MARKER}' independently",
+        bare=SPLIT_MARKER,
+        metavar="MARKER",
+        help=f"process chunks separated by MARKER (default '{SPLIT_MARKER}') "
+        "independently",
     )
     add(
+        "--output-split-marker",
+        default=SPLIT_MARKER,
+        metavar="MARKER",
+        help=f"the marker between the outputs of chunks (default '{SPLIT_MARKER}')",
+    )
+    flag(
         "--no-implicit-module",
-        action="store_true",
         help="do not wrap the input in an implicit builtin.module",
     )
-    add(
+    flag(
         "--mlir-disable-threading",
-        action="store_true",
         help="run nested pipelines on one thread",
     )
     add(
@@ -149,9 +135,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="write a reproducer to FILE when a pass fails or crashes",
     )
-    add(
+    flag(
         "--mlir-pass-pipeline-local-reproducer",
-        action="store_true",
         help="make the reproducer replay only the failing pass",
     )
     add(
@@ -159,12 +144,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="after a successful run, write the output IR and pipeline as a reproducer",
     )
-    add(
+    flag(
         "--run-reproducer",
-        action="store_true",
         help="run the pipeline and flags stored in the input's mlir_reproducer resource",
     )
-    add("--mlir-timing", action="store_true", help="print an execution time report")
+    flag("--mlir-timing", help="print an execution time report")
     add(
         "--mlir-timing-display",
         default="tree",
@@ -182,9 +166,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="write a Chrome trace-event JSON of every pass on every op (Perfetto)",
     )
-    add(
+    flag(
         "--mlir-pass-statistics",
-        action="store_true",
         help="print the pass statistics report",
     )
     add(
@@ -207,29 +190,24 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PASSES",
         help="print the IR after these passes (comma separated pass arguments)",
     )
-    add(
+    flag(
         "--mlir-print-ir-before-all",
-        action="store_true",
         help="print the IR before every pass",
     )
-    add(
+    flag(
         "--mlir-print-ir-after-all",
-        action="store_true",
         help="print the IR after every pass",
     )
-    add(
+    flag(
         "--mlir-print-ir-after-change",
-        action="store_true",
         help="print the IR after a pass only if it changed the IR",
     )
-    add(
+    flag(
         "--mlir-print-ir-after-failure",
-        action="store_true",
         help="print the IR after a pass only if it failed",
     )
-    add(
+    flag(
         "--mlir-print-ir-module-scope",
-        action="store_true",
         help="print the whole top-level op, not just the op the pass ran on",
     )
     add(
@@ -258,50 +236,34 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="ADDRESS",
         help="Dask scheduler for --executor=dask (tcp://host:port)",
     )
-    add(
+    flag(
         "--progress",
-        action="store_true",
         help="show a live progress bar on stderr when it is a terminal",
     )
-    add("--list-passes", action="store_true", help="list registered passes and exit")
-    add(
+    flag("--list-passes", help="list registered passes and exit")
+    flag(
         "--gen-pass-doc",
-        action="store_true",
         help="print Markdown documentation of every registered pass and exit",
     )
-    add("-h", "--help", action="store_true", help="show this help and exit")
+    flag("-h", "--help", help="show this help and exit")
     return parser
-
-
-def normalize(argv: Sequence[str]) -> list[str]:
-    """mlir-opt accepts `-flag` and `--flag` alike; argparse wants `--flag`."""
-    result: list[str] = []
-    for arg in argv:
-        if arg.startswith("-") and not arg.startswith("--") and len(arg) > 2:
-            name = arg[1:].split("=", 1)[0]
-            if len(name) > 1:
-                arg = "-" + arg
-        result.append(arg)
-    return result
 
 
 def parse_command_line(argv: Sequence[str]) -> Invocation:
     parser = build_parser()
-    known = {
-        option
-        for action in parser._actions  # pyright: ignore[reportPrivateUsage]
-        for option in action.option_strings
-    }
     rest: list[str] = []
     flags: list[PassFlag] = []
-    for arg in normalize(argv):
+    for arg in map(dashes, argv):
         if arg.startswith("--"):
             name, _, value = arg[2:].partition("=")
-            if "--" + name not in known and registry.lookup(name) is not None:
+            if "--" + name not in parser.known and registry.lookup(name) is not None:
                 flags.append(PassFlag(name, value))
                 continue
         rest.append(arg)
-    args, unknown = parser.parse_known_args(rest)
+    try:
+        args, unknown = parser.parse_flags(rest)
+    except CommandLineError as err:
+        raise UsageError(str(err)) from None
     if unknown:
         raise UsageError(
             f"Unknown command line argument '{unknown[0]}'.  Try: '{PROG} --help'"
@@ -474,15 +436,16 @@ def build_pass_manager(
     return pm
 
 
-def split_chunks(text: str, split: bool) -> list[tuple[str, int]]:
-    """The input's chunks with the line each starts on."""
-    if not split:
+def split_chunks(text: str, marker: str | None) -> list[tuple[str, int]]:
+    """The input's chunks (split at lines that are `marker`) with the line each
+    starts on."""
+    if not marker:
         return [(text, 1)]
     chunks: list[tuple[str, int]] = []
     current: list[str] = []
     start = 1
     for number, line in enumerate(text.splitlines(keepends=True), start=1):
-        if line.strip() == SPLIT_MARKER:
+        if line.strip() == marker:
             chunks.append(("".join(current), start))
             current = []
             start = number + 1
@@ -647,20 +610,20 @@ def run(inv: Invocation) -> int:
             result = process_chunk(inv, chunk, first_line, name, printer, reports)
             if result is None:
                 ok = False
-            else:
-                outputs.append(result)
+            outputs.append(result or "")
     finally:  # reports also after a failure or an interrupt
         reports.finish(args.timing_trace)
         if inv.executor is not None:
             inv.executor.close()
-    if not ok:
-        return 1
+    if not ok and args.output != "-":
+        return 1  # as mlir-opt, no output file unless every chunk succeeded
+    separator = f"{args.output_split_marker}\n" if args.output_split_marker else ""
     try:
-        write_output(args.output, f"{SPLIT_MARKER}\n".join(outputs))
+        write_output(args.output, separator.join(outputs))
     except OutputFileError as err:
         sys.stderr.write(f"{err}\n")
         return 1
-    return 0
+    return 0 if ok else 1
 
 
 def fail(message: str) -> NoReturn:
