@@ -11,7 +11,7 @@
 // /dev/stdout is written in place, not replaced:
 // RUN: passflow-opt %t.in -o /dev/stdout | filecheck --check-prefix=OK %s
 // A symlink is followed and stays a link:
-// RUN: rm -f %t.target %t.link && touch %t.target && ln -s %t.target %t.link
+// RUN: touch %t.target && ln -sfn %t.target %t.link
 // RUN: passflow-opt %t.in -o %t.link && test -L %t.link
 // RUN: filecheck --check-prefix=OK %s < %t.target
 // Input from stdin, output in generic form:

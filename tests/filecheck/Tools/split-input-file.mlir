@@ -6,7 +6,7 @@
 // RUN: rm -f %t.out && not passflow-opt %s --split-input-file -o %t.out 2>/dev/null
 // RUN: not test -e %t.out
 // Custom markers in and out; `--split-input-file input` still names the input.
-// RUN: not passflow-opt --split-input-file=// ----- %s --output-split-marker='// ==' 2>/dev/null | filecheck --check-prefix=MARKER %s
+// RUN: not passflow-opt '--split-input-file=// -----' %s --output-split-marker='// ==' 2>/dev/null | filecheck --check-prefix=MARKER %s
 
 // CHECK: func.func @first
 // CHECK-NEXT: func.return
