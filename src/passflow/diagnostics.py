@@ -134,7 +134,13 @@ class RegistrationError(PassflowError):
 
 
 class IRParseError(PassflowError):
-    """The input IR text is malformed; the message holds xDSL's located error."""
+    """The input IR text is malformed; the message holds xDSL's located error,
+    rendered with its source line, and `diagnostic` the same error as a
+    `Diagnostic` (for handlers such as `--verify-diagnostics`)."""
+
+    def __init__(self, message: str, diagnostic: Diagnostic | None = None) -> None:
+        super().__init__(message)
+        self.diagnostic = diagnostic or Diagnostic(Severity.ERROR, message)
 
 
 class PipelineParseError(PassflowError):

@@ -19,9 +19,11 @@ from typing import Any
 from xdsl.context import Context
 from xdsl.dialects import get_all_dialects
 from xdsl.dialects.builtin import FileLineColLoc, ModuleOp, StringAttr, UnregisteredOp
-from xdsl.ir import Attribute, Operation, Region
+from xdsl.ir import Attribute, Operation, Region, SSAValue
+from xdsl.ir.core import AttributeInvT
 from xdsl.irdl import IRDLOperation
 from xdsl.parser import Parser
+from xdsl.parser.core import UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.traits import (
     IsolatedFromAbove,
@@ -31,6 +33,7 @@ from xdsl.traits import (
     SymbolOpInterface,
 )
 from xdsl.utils.exceptions import ParseError, VerifyException
+from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from passflow.diagnostics import (
@@ -236,17 +239,56 @@ class _LocatingParser(Parser):
         self._source = source
         self.resources: dict[str, dict[str, ResourceValue]] = {}
         self.metadata: list[str] = []
+        self._first_use: dict[str, Span] = {}
 
     def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
         """xDSL's, except that input with no op (empty, comments, aliases) is an
-        empty module, as in MLIR."""
+        empty module, and an undefined value is reported at its first use, as in
+        MLIR."""
         try:
             return super().parse_module(allow_implicit_module)
         except ParseError as err:
             nothing = err.msg == "Could not parse entire input!"
             if nothing and self._current_token.kind == MLIRTokenKind.EOF:
                 return ModuleOp([])
+            if err.msg.startswith("values used but not defined") and self._first_use:
+                undefined = [
+                    span
+                    for name, span in self._first_use.items()
+                    if name in self.forward_ssa_references
+                ]
+                if undefined:
+                    first = min(undefined, key=lambda span: span.start)
+                    raise ParseError(
+                        first, "use of undeclared SSA value name"
+                    ) from None
             raise
+
+    def resolve_operand(
+        self, operand: UnresolvedOperand, type: AttributeInvT
+    ) -> SSAValue[AttributeInvT]:
+        name = operand.operand_name
+        if name not in self.ssa_values:
+            self._first_use.setdefault(name, operand.span)
+        return super().resolve_operand(operand, type)
+
+    def _get_op_by_name(self, name: str) -> type[Operation]:
+        """xDSL's lookup, with MLIR's messages for an unknown op."""
+        found = self.ctx.get_optional_op(
+            name, dialect_stack=self._parser_state.dialect_stack
+        )
+        if found is not None:
+            return found
+        dialect = name.split(".", 1)[0]
+        if dialect in self.ctx.registered_dialect_names:
+            self.raise_error(
+                f"unregistered operation '{name}' found in dialect ('{dialect}') "
+                "that does not allow unknown operations"
+            )
+        self.raise_error(
+            "operation being parsed with an unregistered dialect. If this is "
+            "intended, please use -allow-unregistered-dialect with the MLIR tool used"
+        )
 
     def parse_operation(self) -> Operation:
         start = self._current_token.span.start
@@ -314,7 +356,10 @@ def parse_module(
     try:
         module = parser.parse_module()
     except ParseError as err:
-        raise IRParseError(_format_parse_error(err, source, text)) from None
+        raise IRParseError(
+            _format_parse_error(err, source, text),
+            Diagnostic(Severity.ERROR, err.msg, source.location(err.span.start)),
+        ) from None
     state = vars(module)
     if _OFFSET not in state:
         state[_SOURCE] = source

@@ -14,12 +14,14 @@ import gc
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import NoReturn, TextIO
+from typing import NoReturn
 
 from passflow import ir, registry
 from passflow.diagnostics import (
     Diagnostic,
+    DiagnosticHandler,
     IRParseError,
+    Location,
     PassflowError,
     PassPipelineError,
     PipelineParseError,
@@ -45,6 +47,11 @@ from passflow.instruments.reproducer import (
 from passflow.instruments.timing import TimingManager, TimingScope
 from passflow.manager import Nesting, OpPassManager, PassManager
 from passflow.output_file import OutputFileError, write_output
+from passflow.source_diagnostics import (
+    DiagnosticVerifier,
+    SourceDiagnosticPrinter,
+    VerifyLevel,
+)
 from passflow.tools.command_line import CommandLineError, FlagParser, dashes
 
 PROG = "passflow-opt"
@@ -121,6 +128,18 @@ def build_parser() -> FlagParser:
         default=SPLIT_MARKER,
         metavar="MARKER",
         help=f"the marker between the outputs of chunks (default '{SPLIT_MARKER}')",
+    )
+    parser.add_value_optional(
+        "--verify-diagnostics",
+        bare="",
+        metavar="all|only-expected",
+        help="check that emitted diagnostics match expected-* lines on the "
+        "corresponding line (all: expected, unexpected and near misses; "
+        "only-expected: expected ones only)",
+    )
+    flag(
+        "--mlir-very-unsafe-disable-verifier-on-parsing",
+        help="do not verify the IR after parsing it",
     )
     flag(
         "--no-implicit-module",
@@ -274,38 +293,12 @@ def parse_command_line(argv: Sequence[str]) -> Invocation:
 # --- diagnostics --------------------------------------------------------------
 
 
-class DiagnosticPrinter:
-    """Prints diagnostics as mlir-opt does: location, severity, message, and the
-    source line with a caret when the location is in the input."""
-
-    def __init__(self, stream: TextIO, name: str, text: str) -> None:
-        self.stream = stream
-        self.name = name
-        self.lines = text.splitlines()
-
-    def __call__(self, diagnostic: Diagnostic) -> None:
-        self.print(diagnostic)
-
-    def print(self, diagnostic: Diagnostic) -> None:
-        self.stream.write(
-            f"{diagnostic.location}: {diagnostic.severity.value}: "
-            f"{diagnostic.message}\n"
-        )
-        loc = diagnostic.location
-        if loc.file == self.name and 1 <= loc.line <= len(self.lines):
-            self.stream.write(
-                f"{self.lines[loc.line - 1]}\n{' ' * (loc.column - 1)}^\n"
-            )
-        for note in diagnostic.notes:
-            self.print(note)
-
-
-def pipeline_error(stream: TextIO, err: PipelineParseError) -> None:
-    """A pipeline error as mlir-opt prints it: llvm::cl lines raw, then one
+def pipeline_error(handler: DiagnosticHandler, err: PipelineParseError) -> None:
+    """A pipeline error as mlir-opt reports it: llvm::cl lines raw, then one
     diagnostic at unknown location holding the parser's whole message."""
     for line in err.cl_messages:
-        stream.write(f"{line}\n")
-    stream.write(f"<unknown>:0: error: {err.render()}\n")
+        sys.stderr.write(f"{line}\n")
+    handler(Diagnostic(Severity.ERROR, err.render()))
 
 
 # --- running ------------------------------------------------------------------
@@ -331,6 +324,10 @@ def pass_arguments(flag: str, values: list[str]) -> list[str]:
 
 def check_instrumentation_flags(args: argparse.Namespace) -> None:
     """Validate flag values with llvm::cl's messages, as mlir-opt does."""
+    if args.verify_diagnostics is not None:
+        check_choice(
+            "verify-diagnostics", args.verify_diagnostics, ("", "all", "only-expected")
+        )
     check_choice("mlir-timing-display", args.mlir_timing_display, ("list", "tree"))
     check_choice("mlir-output-format", args.mlir_output_format, ("text", "json"))
     check_choice(
@@ -463,9 +460,13 @@ def parse_input(
         return module
     children = ir.direct_children(module)
     if len(children) != 1:
+        message = (
+            f"source must contain a single top-level operation, found: {len(children)}"
+        )
+        location = Location(name, 0, 0)
         raise IRParseError(
-            f"{name}:0:0: error: source must contain a single top-level operation, "
-            f"found: {len(children)}"
+            f"{location}: error: {message}",
+            Diagnostic(Severity.ERROR, message, location),
         )
     top = children[0]
     top.detach()
@@ -477,18 +478,25 @@ def process_chunk(
     text: str,
     first_line: int,
     name: str,
-    printer: DiagnosticPrinter,
+    handler: DiagnosticHandler,
     reports: Reports,
 ) -> str | None:
-    """Run the pipeline on one chunk; its printed output, or None on failure."""
+    """Run the pipeline on one chunk; its printed output, or None on failure.
+
+    Every diagnostic goes to `handler` (printed, or checked by the verifier)."""
     args = inv.args
     ctx = ir.default_context(allow_unregistered=args.allow_unregistered_dialect)
     try:
         with reports.timer("Parser"):
             top = parse_input(text, name, first_line, ctx, not args.no_implicit_module)
     except IRParseError as err:
-        sys.stderr.write(f"{err}\n")
+        handler(err.diagnostic)
         return None
+    if not args.mlir_very_unsafe_disable_verifier_on_parsing:
+        problem = ir.verify(top)
+        if problem is not None:
+            handler(problem)
+            return None
     try:
         reproduced = load_reproducer(top) if args.run_reproducer else None
     except PassflowError as err:
@@ -497,7 +505,7 @@ def process_chunk(
     try:
         pm = build_pass_manager(inv, ir.operation_name(top).name, ctx, reproduced)
     except PipelineParseError as err:
-        pipeline_error(sys.stderr, err)
+        pipeline_error(handler, err)
         return None
     if args.dump_pass_pipeline:
         pm.dump(sys.stderr)
@@ -506,10 +514,10 @@ def process_chunk(
         from passflow.graph import dump_pipeline_graphs
 
         sys.stderr.write(dump_pipeline_graphs(pm, args.dump_pipeline_graph))
-    pm.add_diagnostic_handler(printer)
+    pm.add_diagnostic_handler(handler)
     # mlir-opt's order: crash reproducer (first), IR printer, then timing last.
     if args.mlir_print_ir_module_scope and not args.mlir_disable_threading:
-        printer(Diagnostic(Severity.ERROR, MODULE_SCOPE_THREADING_TOOL_ERROR))
+        handler(Diagnostic(Severity.ERROR, MODULE_SCOPE_THREADING_TOOL_ERROR))
         return None
     pm.enable_ir_printing(ir_printer_config(args))
     if args.progress:
@@ -583,7 +591,7 @@ def run(inv: Invocation) -> int:
         raise UsageError(
             f"could not open input file '{args.input}': {err.strerror}"
         ) from None
-    printer = DiagnosticPrinter(sys.stderr, name, text)
+    printer = SourceDiagnosticPrinter(sys.stderr, name, text)
     reports = Reports(
         TimingManager(args.mlir_timing_display, args.mlir_output_format)
         if args.mlir_timing
@@ -607,9 +615,16 @@ def run(inv: Invocation) -> int:
         return 1
     try:
         for chunk, first_line in split_chunks(text, args.split_input_file):
-            result = process_chunk(inv, chunk, first_line, name, printer, reports)
-            if result is None:
-                ok = False
+            level = args.verify_diagnostics
+            if level is None:
+                result = process_chunk(inv, chunk, first_line, name, printer, reports)
+                ok = ok and result is not None
+            else:  # as mlir-opt, only the verifier's verdict counts
+                verifier = DiagnosticVerifier(
+                    name, chunk, printer, VerifyLevel(level or "all"), first_line
+                )
+                result = process_chunk(inv, chunk, first_line, name, verifier, reports)
+                ok = verifier.verify() and ok
             outputs.append(result or "")
     finally:  # reports also after a failure or an interrupt
         reports.finish(args.timing_trace)

@@ -15,7 +15,7 @@
 // CHECK-NEXT: builtin.module {
 // CHECK-NEXT: func.func @third
 
-// ERR: split-input-file.mlir:[[# @LINE + 8]]:{{[0-9]+}}: error: Operation bad is not registered
+// ERR: split-input-file.mlir:[[# @LINE + 8]]:{{[0-9]+}}: error: operation being parsed with an unregistered dialect
 
 // MARKER: // ==
 // MARKER-NEXT: // ==
