@@ -247,14 +247,17 @@ def test_list_report_drops_hidden_timers_and_sorts_by_wall(parse: Parse) -> None
     )
 
 
-def test_json_tree_is_valid_and_keeps_mlir_opt_fields(parse: Parse) -> None:
+def test_json_tree_is_mlir_opts_layout_and_valid(parse: Parse) -> None:
     text = timed_cse_canonicalize(parse, "tree", "json")
     assert text.startswith("[\n") and text.endswith("\n]\n")
-    assert "{}" not in text
-    # mlir-opt's number layout is kept.
+    # mlir-opt's number layout, and every "passes" list closed by `{}`.
     assert (
         '{"wall": {"duration":   1.0000, "percentage":  10.0}, "name": "Parser", '
-        '"passes": []},\n'
+        '"passes": [\n{}]},\n'
+    ) in text
+    assert (
+        '    {"wall": {"duration":   1.0000, "percentage":  10.0}, '
+        '"name": "(A) DominanceInfo", "passes": [\n    {}]},\n  {}]},\n'
     ) in text
     entries = json.loads(text)
     assert [e["name"] for e in entries] == [
@@ -266,10 +269,11 @@ def test_json_tree_is_valid_and_keeps_mlir_opt_fields(parse: Parse) -> None:
     ]
     assert list(entries[1]) == ["wall", "name", "passes"]
     assert list(entries[-1]) == ["wall", "name"]
-    cse, canonicalizer = entries[1]["passes"]
+    cse, canonicalizer, end = entries[1]["passes"]
     assert (cse["name"], cse["wall"]) == ("CSE", {"duration": 3.0, "percentage": 30.0})
     assert cse["passes"][0]["name"] == "(A) DominanceInfo"
-    assert canonicalizer["passes"] == []
+    assert canonicalizer["passes"] == [{}]
+    assert end == {}
 
 
 def test_json_list_is_valid(parse: Parse) -> None:

@@ -279,17 +279,19 @@ def test_options_set_in_python_are_honoured_and_can_change_between_runs() -> Non
     assert_same_ir(run_passes(FLOATS, pass_), MLIR_FLOATS)
 
 
-def test_unchanged_ir_keeps_every_analysis() -> None:
+def test_no_analysis_survives_canonicalize_even_unchanged() -> None:
+    # As MLIR's Canonicalizer: the second cse recomputes dominance, which is what
+    # mlir-opt's timing report shows as a second `(A) DominanceInfo`.
     canonical = normalized(canonicalize(INPUT))
     recorder = Recorder()
     run_pipeline(
         canonical, "builtin.module(func.func(cse,canonicalize,cse))", None, [recorder]
     )
-    assert [a for a, _, _ in recorder.analyses] == ["DominanceInfo", "DominanceInfo"]
     changed = Recorder()
     run_pipeline(
         INPUT, "builtin.module(func.func(cse,canonicalize,cse))", None, [changed]
     )
+    assert [a for a, _, _ in recorder.analyses] == ["DominanceInfo"] * 4
     assert [a for a, _, _ in changed.analyses] == ["DominanceInfo"] * 4
 
 

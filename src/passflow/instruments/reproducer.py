@@ -14,7 +14,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TextIO
 
 from passflow import ir
-from passflow.diagnostics import Diagnostic, PassflowError, Severity
+from passflow.diagnostics import (
+    UNKNOWN_LOCATION,
+    Diagnostic,
+    PassflowError,
+    Severity,
+)
 from passflow.instrumentation import PassInstrumentation
 from passflow.ir import Operation
 from passflow.output_file import OutputFileError, write_output
@@ -50,13 +55,20 @@ def escape_string(text: str) -> str:
 
 
 def format_reproducer(
-    op_text: str, pipeline: str, *, disable_threading: bool, verify_each: bool
+    op_text: str,
+    pipeline: str,
+    *,
+    disable_threading: bool,
+    verify_each: bool,
+    comment: str = "",
 ) -> str:
-    """The file: the IR, an empty line, then the `mlir_reproducer` resource."""
+    """The file: `comment` as `//` lines, the IR, an empty line, then the
+    `mlir_reproducer` resource."""
     flag = "true" if disable_threading else "false"
     verify = "true" if verify_each else "false"
+    header = "".join(f"// {line}".rstrip() + "\n" for line in comment.splitlines())
     return (
-        f"{op_text.rstrip(chr(10))}\n\n"
+        f"{header}{op_text.rstrip(chr(10))}\n\n"
         "{-#\n"
         "  external_resources: {\n"
         "    mlir_reproducer: {\n"
@@ -151,6 +163,7 @@ class CrashReproducer(PassInstrumentation):
     _stack: list[_Context] = field(default_factory=lambda: list[_Context]())
     _global: _Context | None = None
     _done: bool = False
+    _crashes: list[str] = field(default_factory=lambda: list[str]())
 
     # --- driven by the pass manager -------------------------------------------
 
@@ -172,6 +185,7 @@ class CrashReproducer(PassInstrumentation):
         self._stack.clear()
         self._done = False
         self._global = None
+        self._crashes.clear()
         if not self.local:
             pipeline = ", ".join(str(p) for p in pm.passes)
             self._global = _Context(
@@ -181,10 +195,16 @@ class CrashReproducer(PassInstrumentation):
     def end_run(self, failed: bool) -> None:
         """End of the run; a failure no hook saw (a crash) still gets its file."""
         if failed and not self._done and self._top is not None:
-            self._finalize(self._top)
+            self._finalize()
         self._running.clear()
         self._stack.clear()
         self._global = None
+
+    def record_crash(self, report: str) -> None:
+        """A pass raised: as in MLIR's crash recovery, the run reports only the
+        reproducer's diagnostic, and the crash (with its Python traceback) is
+        written at the top of the reproducer file as comments."""
+        self._crashes.append(report)
 
     # --- hooks ------------------------------------------------------------------
 
@@ -207,7 +227,9 @@ class CrashReproducer(PassInstrumentation):
     def run_after_pass_failed(self, pass_: Pass, op: Operation) -> None:
         if _is_adaptor(pass_) or self._done:
             return
-        self._finalize(op)
+        # MLIR: a local reproducer of a failure (not a crash) is reported on the
+        # failing op; everything else on the op the run started on.
+        self._finalize(op if self.local and not self._crashes else None)
 
     # --- generation ---------------------------------------------------------------
 
@@ -222,7 +244,7 @@ class CrashReproducer(PassInstrumentation):
         inner = "".join(f"{n}(" for n in names) + str(pass_) + ")" * len(names)
         return f"{ir.operation_name(self._top).name}({inner})"
 
-    def _finalize(self, root: Operation) -> None:
+    def _finalize(self, at: Operation | None = None) -> None:
         self._done = True
         context = self._stack[-1] if self.local and self._stack else self._global
         if context is None:
@@ -232,6 +254,7 @@ class CrashReproducer(PassInstrumentation):
             context.pipeline,
             disable_threading=self._disable_threading,
             verify_each=self._verify_each,
+            comment="\n".join(self._crashes),
         )
         problem = write_reproducer(self.target, content)
         where = self.target if isinstance(self.target, str) else "<stream>"
@@ -244,7 +267,7 @@ class CrashReproducer(PassInstrumentation):
         diagnostic = Diagnostic(
             Severity.ERROR,
             "Failures have been detected while processing an MLIR pass pipeline",
-            ir.location(root),
+            ir.location(at or self._top) if self._top is not None else UNKNOWN_LOCATION,
         )
         diagnostic.attach_note(note)
         if self._emit is not None:

@@ -399,19 +399,18 @@ def _json_report(root: _Node, display: TimingDisplay, threaded: bool) -> str:
         )
 
     def tree(entry: _Entry) -> str:
+        # mlir-opt closes every "passes" list with an `{}` element, children or not.
         indent = "  " * entry.depth
-        if not entry.children:
-            return f'{indent}{head(entry)}, "passes": []}}'
-        inner = ",\n".join(tree(child) for child in entry.children)
-        return f'{indent}{head(entry)}, "passes": [\n{inner}\n{indent}]}}'
+        inner = "".join(tree(child) for child in entry.children)
+        return f'{indent}{head(entry)}, "passes": [\n{inner}{indent}{{}}]}},\n'
 
     entries = _visible(root, 0)
+    closing = ",\n".join(head(entry) + "}" for entry in _closing(root, entries))
     if display == "tree":
-        items = [tree(entry) for entry in entries]
-    else:
-        items = [head(entry) + "}" for entry in _flatten(entries)]
-    items.extend(head(entry) + "}" for entry in _closing(root, entries))
-    return "[\n" + ",\n".join(items) + "\n]\n"
+        # mlir-opt's layout, opening bracket (absent in mlir-opt 22.1.8) aside.
+        return "[\n" + "".join(tree(entry) for entry in entries) + closing + "\n]\n"
+    items = [head(entry) + "}" for entry in _flatten(entries)]
+    return "[\n" + "".join(item + ",\n" for item in items) + closing + "\n]\n"
 
 
 # --- the instrumentation ------------------------------------------------------------

@@ -83,8 +83,7 @@ details.
         )
         if self.test_convergence and not result.converged:
             self.signal_pass_failure()
-        if not result.modified:
-            self.mark_all_analyses_preserved()
+        # As MLIR's Canonicalizer, no analysis is kept, even when nothing changed.
 
     def _pattern_set(self) -> PatternSet:
         """The per-class pattern cache, rebuilt when the pattern options change."""
