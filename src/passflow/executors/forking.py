@@ -36,9 +36,12 @@ fresh interpreter, more than most pipelines.)
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import gc
 import multiprocessing
+import os
 import signal
+import sys
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -82,6 +85,7 @@ costs; a longer one loses at most this much of its parallel time."""
 # two jobs save at most half of the rest.
 _FORK_PAYS = 2.0
 _PREFETCH = 2  # children queued per worker, so it never idles waiting for the next
+_PR_SET_PDEATHSIG = 1  # prctl(2)
 _EXIT_GRACE = 5.0  # seconds a worker whose pipe closed gets to finish exiting
 
 _in_worker = False  # set in forked workers: nested adaptors run serially there
@@ -248,9 +252,12 @@ class _ForkedRun:
 
     def _spawn(self) -> None:
         parent_end, child_end = self.mp.Pipe(duplex=True)
+        # The worker closes every parent-side end it inherits (its own included),
+        # so the parent's death is an EOF it sees.
+        inherited = [parent_end, *self.workers]
         process = self.mp.Process(
             target=_worker_main,
-            args=(child_end, self.work, self.ams, self.shared),
+            args=(child_end, inherited, os.getpid(), self.work, self.ams, self.shared),
             name="passflow-worker",
         )
         process.start()
@@ -386,8 +393,20 @@ class _ForkedRun:
                 self._lost(worker, f"timed out after {limit:g} s")
 
 
+def _die_with_parent(parent: int) -> None:
+    """Make the kernel kill this worker when the parent dies (Linux), and exit now
+    if it already did; elsewhere the closed pipe ends the worker's loop."""
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:
+        os._exit(1)
+
+
 def _worker_main(
     conn: Connection,
+    inherited: list[Connection],
+    parent: int,
     work: ChildWork,
     ams: list[AnalysisManager],
     shared: list[object],
@@ -395,6 +414,9 @@ def _worker_main(
     """A worker's loop: run the child it is told, send back what changed."""
     from passflow.runner import run_pipeline
 
+    _die_with_parent(parent)
+    for end in inherited:
+        end.close()
     global _in_worker
     _in_worker = True
     gc.enable()  # the inherited module is frozen: collections only see new objects
