@@ -227,9 +227,9 @@ class CrashReproducer(PassInstrumentation):
     def run_after_pass_failed(self, pass_: Pass, op: Operation) -> None:
         if _is_adaptor(pass_) or self._done:
             return
-        # MLIR: a local reproducer of a failure (not a crash) is reported on the
-        # failing op; everything else on the op the run started on.
-        self._finalize(op if self.local and not self._crashes else None)
+        # MLIR: a failure is reported on the failing op (its instrumentation's
+        # runAfterPassFailed); a crash on the op the run started on.
+        self._finalize(None if self._crashes else op)
 
     # --- generation ---------------------------------------------------------------
 

@@ -10,7 +10,9 @@
 // RUN: filecheck --check-prefix=SERIAL %s < %t.serial
 // RUN: not passflow-opt %s -pass-pipeline='builtin.module(test-pass-failure)' --mlir-pass-pipeline-crash-reproducer=%t.x --mlir-pass-pipeline-local-reproducer 2>&1 | filecheck --check-prefix=NEEDS-SERIAL %s
 
-// GLOBAL: crash-recovery.mlir:[[# @LINE + 31]]:1: error: Failures have been detected while processing an MLIR pass pipeline
+// A failure is reported on the failing op; a crash (below) on the op the run
+// started on, as mlir-opt's crash recovery does.
+// GLOBAL: crash-recovery.mlir:[[# @LINE + 37]]:1: error: Failures have been detected while processing an MLIR pass pipeline
 // GLOBAL: note: Pipeline failed while executing [`TestFailurePass` on 'func.func' operation: @foo]: reproducer generated at `{{.*}}.global`
 
 // GLOBAL-FILE: func.func @foo()
@@ -31,10 +33,16 @@
 
 // NEEDS-SERIAL: <unknown>:0: error: Local crash reproduction may not be used without disabling multi-threading first.
 
-// LOCAL: error: pass 'TestPassCrash' crashed on 'func.func' op: RuntimeError: test-pass-crash: deliberate crash
-// LOCAL: crash-recovery.mlir:[[# @LINE + 9]]:1: error: Failures have been detected while processing an MLIR pass pipeline
-// LOCAL: note: Pipeline failed while executing `TestPassCrash` on 'func.func' operation: @foo: reproducer generated at `{{.*}}.local`
+// A crash under a reproducer reports only the reproducer's diagnostic (as MLIR's
+// crash recovery); the Python traceback is written at the top of the file.
+// LOCAL-NOT: crashed
+// LOCAL: crash-recovery.mlir:0:0: error: Failures have been detected while processing an MLIR pass pipeline
+// LOCAL-NEXT: note: Pipeline failed while executing `TestPassCrash` on 'func.func' operation: @foo: reproducer generated at `{{.*}}.local`
+// LOCAL-NOT: crashed
 
+// LOCAL-FILE: // {{.*}}crash-recovery.mlir:[[# @LINE + 9]]:1: pass 'TestPassCrash' crashed on 'func.func' op: RuntimeError: test-pass-crash: deliberate crash
+// LOCAL-FILE-NEXT: // Traceback (most recent call last):
+// LOCAL-FILE: // RuntimeError: test-pass-crash: deliberate crash
 // LOCAL-FILE: pipeline: "builtin.module(func.func(test-pass-crash))",
 // LOCAL-FILE-NEXT: disable_threading: true,
 
