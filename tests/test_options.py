@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 import math
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from hypothesis import given
@@ -1045,3 +1045,141 @@ def test_parsing_arbitrary_text_returns_or_raises_option_error(text: str) -> Non
     except OptionError:
         return
     assert set(values) <= {option.attr for option in options_of(RoundTrip).values()}
+
+
+# --- C integer types, enums and lists of option structs (test-options-pass) ------
+
+
+class IntKinds:
+    argument = "int-kinds"
+    c_int = Option(0, type=INT)
+    c_long = Option(0)
+    ints = ListOption(INT)
+    longs = ListOption(int)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        # `Option<int>` / `ListOption<int>`: llvm::cl::parser<int>.
+        ("c-int=x", "for the --c-int option: 'x' value invalid for integer argument!"),
+        ("ints=1,x", "for the --ints option: 'x' value invalid for integer argument!"),
+        (
+            "c-int=2147483648",
+            "for the --c-int option: '2147483648' value invalid for integer argument!",
+        ),
+        # `Option<int64_t>` (a plain Python `int`): llvm::cl::parser<long>.
+        ("c-long=x", "for the --c-long option: 'x' value invalid for long argument!"),
+        ("longs=x", "for the --longs option: 'x' value invalid for long argument!"),
+    ],
+)
+def test_integer_errors_name_the_c_type(text: str, message: str) -> None:
+    with pytest.raises(OptionError) as info:
+        parse_options_string(text, options_of(IntKinds))
+    assert str(info.value) == f"passflow-opt: {message}"
+    assert info.value.printed_by_cl
+
+
+def test_int_options_accept_what_fits_in_a_c_int() -> None:
+    values = parse_options_string(
+        "c-int=-2147483648 c-long=2147483648", options_of(IntKinds)
+    )
+    assert values == {"c_int": -(2**31), "c_long": 2**31}
+
+
+class Color(enum.Enum):
+    """An `Option<Enum>` with `cl::values(clEnumValN(0, "zero", ...), ...)`."""
+
+    ZERO = "zero"
+    ONE = "one"
+
+
+class Enums:
+    argument = "enums"
+    color = Option(Color.ZERO, help="Example enum option")
+
+
+def test_enum_options_parse_by_name_print_by_name_and_reject_others() -> None:
+    options = options_of(Enums)
+    assert parse_options_string("color=one", options) == {"color": Color.ONE}
+    assert format_options({"color": Color.ONE}, options) == "{color=one}"
+    # The default (`Enum{}`, the first value) always prints.
+    assert format_options({"color": Color.ZERO}, options) == "{color=zero}"
+    for bad in ("color=ONE", "color=2", "color="):
+        value = bad.split("=", 1)[1]
+        with pytest.raises(
+            OptionError,
+            match=rf"^passflow-opt: for the --color option: Cannot find "
+            rf"option named '{value}'!$",
+        ):
+            parse_options_string(bad, options)
+    with pytest.raises(OptionError, match="--color option: requires a value!"):
+        parse_options_string("color", options)
+
+
+class Element(PipelineOptions):
+    """MLIR's `TestOptionsPass::Options`, the element of a list of structs."""
+
+    enum = Option(Color.ZERO, help="Example enum option")
+    list = ListOption(INT, help="Example list option")
+    string = Option("", help="Example string option")
+    string_list = ListOption(str, help="Example string list option")
+
+
+class Super:
+    argument = "super"
+    list = ListOption(Element, help="Example list of PassPipelineOptions option")
+
+
+def test_lists_of_option_structs_parse_braced_or_bare_elements() -> None:
+    options = options_of(Super)
+    braced = parse_options_string(
+        "list={{enum=one list={1} string=foo },{list=2,3 string={a b}}}", options
+    )
+    bare = parse_options_string(
+        "list={enum=one list={1} string=foo },{list=2,3 string={a b}}", options
+    )
+    expected = [
+        Element(enum=Color.ONE, list=[1], string="foo"),
+        Element(list=[2, 3], string="a b"),
+    ]
+    assert braced == bare == {"list": expected}
+    assert (
+        format_options(braced, options)
+        == "{list={{enum=one list={1} string=foo },{enum=zero list={2,3} "
+        "string={a b} }}}"
+    )
+
+
+def test_elements_forget_which_options_their_text_gave() -> None:
+    # As MLIR copies each parsed struct into the list: an element's `list={}`
+    # equals the default and prints nothing, unlike a pass's own `list={}`.
+    options = options_of(Super)
+    values = parse_options_string("list={enum=one list={} string=bar}", options)
+    (element,) = cast(list[Element], values["list"])
+    assert isinstance(element, Element)
+    assert explicit_options(element) == frozenset()
+    assert format_options(values, options) == "{list={{enum=one  string=bar }}}"
+
+
+def test_an_empty_list_of_structs_and_element_errors() -> None:
+    options = options_of(Super)
+    assert parse_options_string("list={}", options) == {"list": []}
+    with pytest.raises(OptionError, match=r"^<Pass-Options-Parser>: no such option x$"):
+        parse_options_string("list={x=1}", options)
+    with pytest.raises(
+        OptionError,
+        match=r"for the --list option: 'y' value invalid for integer argument!$",
+    ):
+        parse_options_string("list={list=y}", options)
+
+
+def test_struct_values_copy_and_compare_by_value() -> None:
+    first = Element.parse("enum=one string-list=a,b")
+    second = Element(enum=Color.ONE, string_list=["a", "b"])
+    assert first == second
+    holder = Super()
+    holder.list = [first]
+    copied = options_of(Super)["list"].copy_value(holder.list)
+    assert copied == [first] and copied[0] is not first
+    assert copied[0].string_list is not first.string_list

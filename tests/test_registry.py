@@ -106,7 +106,7 @@ def test_pipeline_options_are_parsed_into_the_struct() -> None:
     )
     assert (
         str(pm)
-        == "builtin.module(func.func(test-options-pass{list={1,2} string=foo }))"
+        == "builtin.module(func.func(test-options-pass{enum=zero list={1,2} string=foo }))"
     )
 
 

@@ -11,15 +11,30 @@ touches one file, and it is where xDSL's defaults that differ from MLIR's are me
 from __future__ import annotations
 
 import bisect
+import functools
+import importlib
+import io
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from xdsl.context import Context
 from xdsl.dialects import get_all_dialects
-from xdsl.dialects.builtin import FileLineColLoc, ModuleOp, StringAttr, UnregisteredOp
-from xdsl.ir import Attribute, Operation, Region, SSAValue
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    CallSiteLoc,
+    FileLineColLoc,
+    FusedLoc,
+    IntAttr,
+    LocationAttr,
+    ModuleOp,
+    NameLoc,
+    StringAttr,
+    UnknownLoc,
+    UnregisteredOp,
+)
+from xdsl.ir import Attribute, Dialect, DialectInterface, Operation, Region, SSAValue
 from xdsl.ir.core import AttributeInvT
 from xdsl.irdl import IRDLOperation
 from xdsl.parser import Parser
@@ -29,6 +44,7 @@ from xdsl.traits import (
     IsolatedFromAbove,
     IsTerminator,
     NoTerminator,
+    OptionalSymbolOpInterface,
     OpTrait,
     SymbolOpInterface,
 )
@@ -46,6 +62,8 @@ from passflow.diagnostics import (
 )
 
 __all__ = [
+    "PASSFLOW_DIALECTS",
+    "AllowsUnknownOperations",
     "Context",
     "ModuleOp",
     "OpTrait",
@@ -58,6 +76,7 @@ __all__ = [
     "external_resources",
     "file_metadata",
     "fingerprint",
+    "has_interface",
     "is_implicit_module",
     "is_isolated_from_above",
     "is_proper_ancestor",
@@ -68,17 +87,79 @@ __all__ = [
     "parse_module",
     "preload_dialects",
     "print_op",
+    "print_op_in_scope",
+    "set_location",
     "symbol_name",
     "verify",
 ]
 
 
+PASSFLOW_DIALECTS: dict[str, str] = {"test": "passflow.testing.test_dialect"}
+"""passflow's own dialects by name, each the `DIALECT` of the module named.
+
+They take the place of xDSL's dialect of the same name (MLIR's `test` dialect,
+which mlir-opt's lit tests use, is not xDSL's) and load on first use, like xDSL's.
+"""
+
+
 def default_context(*, allow_unregistered: bool = False) -> Context:
-    """A context that knows every xDSL dialect; each one loads on first use."""
-    ctx = Context(allow_unregistered=allow_unregistered)
-    for name, factory in get_all_dialects().items():
+    """A context that knows every xDSL dialect and passflow's own (`PASSFLOW_DIALECTS`);
+    each one loads on first use."""
+    ctx = _Context(allow_unregistered=allow_unregistered)
+    factories = dict(get_all_dialects())
+    for name, module in PASSFLOW_DIALECTS.items():
+        factories[name] = _dialect_in(module)
+    for name, factory in factories.items():
         ctx.register_dialect(name, factory)
     return ctx
+
+
+def _dialect_in(module: str) -> Callable[[], Dialect]:
+    """A factory importing `module` when the dialect is first used."""
+
+    def load() -> Dialect:
+        dialect = importlib.import_module(module).DIALECT
+        if not isinstance(dialect, Dialect):
+            raise TypeError(f"{module}.DIALECT is not an xDSL Dialect")
+        return dialect
+
+    return load
+
+
+class AllowsUnknownOperations(DialectInterface):
+    """Marks a dialect that accepts ops it does not define: MLIR's
+    `Dialect::allowUnknownOperations()`.
+
+    With the `test` dialect loaded, `"test.op"() : () -> ()` parses as an
+    unregistered op without `--allow-unregistered-dialect`, exactly as mlir-opt
+    parses the ops of its lit tests, while the dialect's own ops stay registered.
+    """
+
+
+@functools.cache
+def _unknown_op(name: str) -> type[Operation]:
+    """The unregistered-op class for `name`, made once (xDSL makes one per call)."""
+    return UnregisteredOp.with_name(name)
+
+
+class _Context(Context):
+    """xDSL's context, with MLIR's dialects that allow unknown operations."""
+
+    def get_optional_op(
+        self, name: str, *, dialect_stack: Sequence[str] = ()
+    ) -> type[Operation] | None:
+        found = super().get_optional_op(name, dialect_stack=dialect_stack)
+        if found is None and "." in name:
+            dialect = self.get_optional_dialect(name.split(".", 1)[0])
+            if dialect is not None and dialect.has_interface(AllowsUnknownOperations):
+                found = _unknown_op(name)
+        return found
+
+    def clone(self) -> Context:
+        # xDSL's clone builds a plain Context; keep the rule above in the copy.
+        copy = _Context.__new__(_Context)
+        vars(copy).update(vars(super().clone()))
+        return copy
 
 
 _load_lock = threading.Lock()
@@ -163,6 +244,18 @@ def lookup_operation_name(ctx: Context | None, name: str) -> OperationName:
     )
 
 
+def has_interface(op: Operation, interface: type[OpTrait]) -> bool:
+    """MLIR's `isa<Interface>(op)`: `op` has the trait, and if it is an optional
+    symbol (an unnamed `builtin.module`), it has its name; an unnamed module is no
+    symbol, though its kind of op may be one."""
+    trait = op.get_trait(interface)
+    if trait is None:
+        return False
+    if isinstance(trait, OptionalSymbolOpInterface):
+        return trait.get_sym_attr_name(op) is not None
+    return True
+
+
 def is_isolated_from_above(op: Operation) -> bool:
     """MLIR's rule: only registered ops with the trait are isolated."""
     return operation_name(op).has_trait(IsolatedFromAbove)
@@ -219,6 +312,7 @@ class _Source:
 
 _OFFSET = "_passflow_offset"
 _SOURCE = "_passflow_source"
+_WRITTEN_UNKNOWN = "_passflow_written_unknown"  # the op's text says `loc(unknown)`
 _RESOURCES = "_passflow_resources"
 _METADATA = "_passflow_metadata"
 
@@ -240,6 +334,10 @@ class _LocatingParser(Parser):
         self.resources: dict[str, dict[str, ResourceValue]] = {}
         self.metadata: list[str] = []
         self._first_use: dict[str, Span] = {}
+        # Each `loc(unknown)` parsed, by id (kept alive, so ids stay unique): xDSL
+        # gives an op without `loc(...)` an UnknownLoc too, but MLIR one where
+        # it was parsed.
+        self._written_unknown: dict[int, LocationAttr] = {}
 
     def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
         """xDSL's, except that input with no op (empty, comments, aliases) is an
@@ -296,7 +394,15 @@ class _LocatingParser(Parser):
         state = vars(op)
         state[_OFFSET] = start
         state[_SOURCE] = self._source
+        if id(op.location) in self._written_unknown:
+            state[_WRITTEN_UNKNOWN] = True
         return op
+
+    def parse_optional_location(self) -> LocationAttr | None:
+        loc = super().parse_optional_location()
+        if isinstance(loc, UnknownLoc):
+            self._written_unknown[id(loc)] = loc
+        return loc
 
     def _parse_file_metadata_dictionary(self) -> None:
         start = self._current_token.span.start
@@ -397,11 +503,19 @@ def _format_parse_error(err: ParseError, source: _Source, text: str) -> str:
 
 
 def location(op: Operation) -> Location:
-    """Where `op` came from: its explicit `loc(...)`, else where it was parsed."""
+    """Where `op` came from: the file position its `loc(...)` shows, else where it
+    was parsed.
+
+    The position shown is the one mlir-opt's diagnostics show: a name or call
+    site shows its (callee's) position, a fused location its first part that has
+    one. A location with none (`loc(unknown)`, a bare name) is `<unknown>:0`.
+    """
     loc: Attribute = op.location
     if isinstance(loc, FileLineColLoc):
         return Location(loc.filename.data, loc.line.data, loc.column.data)
     state = vars(op)
+    if not isinstance(loc, UnknownLoc) or _WRITTEN_UNKNOWN in state:
+        return _shown_location(loc) or UNKNOWN_LOCATION
     source: _Source | None = state.get(_SOURCE)
     if source is None:
         return UNKNOWN_LOCATION
@@ -411,12 +525,64 @@ def location(op: Operation) -> Location:
     return source.location(offset)
 
 
+def set_location(op: Operation, where: Location) -> None:
+    """Give `op`, typically one a pass creates, the location `where` (as an MLIR
+    builder gives a new op the `loc` it is passed), so diagnostics about the op
+    point there; `<unknown>:0` leaves it unknown."""
+    if where.file is None:
+        op.location = UnknownLoc()
+        return
+    op.location = FileLineColLoc(
+        StringAttr(where.file), IntAttr(where.line), IntAttr(where.column)
+    )
+
+
+def _shown_location(loc: Attribute) -> Location | None:
+    """The file position mlir-opt shows for `loc` (its `findLocToShow`), if any."""
+    if isinstance(loc, FileLineColLoc):
+        return Location(loc.filename.data, loc.line.data, loc.column.data)
+    if isinstance(loc, NameLoc):
+        return _shown_location(loc.location)
+    if isinstance(loc, CallSiteLoc):
+        return _shown_location(loc.callee)
+    if isinstance(loc, FusedLoc):
+        parts: Attribute = loc.locations
+        for part in cast(ArrayAttr[Attribute], parts).data:
+            shown = _shown_location(part)
+            if shown is not None:
+                return shown
+    return None
+
+
 def print_op(op: Operation, *, generic: bool = False) -> str:
     """Print `op` as xDSL prints it (custom form unless `generic`), no trailing newline."""
     import io
 
     stream = io.StringIO()
     Printer(stream=stream, print_generic_format=generic).print_op(op)
+    return stream.getvalue()
+
+
+def print_op_in_scope(op: Operation) -> str:
+    """Print `op` alone, naming values and blocks as a print of its scope does: its
+    nearest IsolatedFromAbove ancestor, else its top-level ancestor.
+
+    This is MLIR's `Operation::print` (without `useLocalScope`), which analyses'
+    debug printers use, so the `%0` they show is the `%0` of the printed function.
+    """
+    scope = op
+    parent = op.parent_op()
+    while parent is not None:
+        scope = parent
+        if is_isolated_from_above(parent):
+            break
+        parent = parent.parent_op()
+    printer = Printer(stream=io.StringIO())
+    if scope is not op:
+        printer.print_op(scope)  # names every value and block in the scope
+    stream = io.StringIO()
+    printer.stream = stream
+    printer.print_op(op)
     return stream.getvalue()
 
 

@@ -33,10 +33,12 @@ from passflow.pass_base import Pass
 from passflow.runner import RunState, run_adaptor, run_pipeline, schedule_error
 
 if TYPE_CHECKING:
+    from passflow.actions import ActionHandler
     from passflow.instruments.ir_printing import IRPrinterConfig
     from passflow.instruments.progress import ProgressBar
     from passflow.instruments.reproducer import CrashReproducer, StreamFactory
     from passflow.instruments.timing import TimingDisplay, TimingFormat, TimingManager
+    from passflow.remarks import RemarkEngine
     from passflow.statistics import StatisticsDisplay
 
 __all__ = ["Nesting", "OpPassManager", "OpToOpPassAdaptor", "PassManager"]
@@ -57,10 +59,16 @@ class OpPassManager:
     """An ordered list of passes that runs on ops called `anchor` (`any`: every op)."""
 
     def __init__(
-        self, anchor: str = "any", nesting: Nesting = Nesting.EXPLICIT
+        self,
+        anchor: str = "any",
+        nesting: Nesting = Nesting.EXPLICIT,
+        *,
+        recursive: bool = False,
     ) -> None:
         self._anchor = "any" if anchor in ("", "any") else anchor
         self.nesting = nesting
+        self.recursive = recursive
+        """Runs on matching ops at any depth (`**anchor(...)`), not only children."""
         self.passes: list[Pass] = []
         self._generation = 0
         self._errors_cache: dict[OperationName, tuple[str | None, ...] | None] = {}
@@ -84,9 +92,11 @@ class OpPassManager:
 
     # --- building -----------------------------------------------------------
 
-    def nest(self, op_name: str) -> OpPassManager:
-        """A new pipeline for the direct children called `op_name` (MLIR's `nest`)."""
-        nested = OpPassManager(op_name, self.nesting)
+    def nest(self, op_name: str, *, recursive: bool = False) -> OpPassManager:
+        """A new pipeline for the direct children called `op_name` (MLIR's `nest`);
+        `recursive=True` (`**op_name(...)` in text) runs it on such ops at any
+        depth, the outermost ones only, as MLIR's recursive anchors."""
+        nested = OpPassManager(op_name, self.nesting, recursive=recursive)
         self.add(OpToOpPassAdaptor([nested]))
         return nested
 
@@ -118,7 +128,7 @@ class OpPassManager:
 
     def clone(self) -> OpPassManager:
         """A deep copy: every pass cloned, options kept, statistics fresh."""
-        new = OpPassManager(self._anchor, self.nesting)
+        new = OpPassManager(self._anchor, self.nesting, recursive=self.recursive)
         new.passes = [p.clone() for p in self.passes]
         return new
 
@@ -233,7 +243,12 @@ class OpPassManager:
 
     def __str__(self) -> str:
         """The textual pipeline, anchor included: `builtin.module(func.func(cse))`."""
-        return f"{self._anchor}({','.join(str(p) for p in self.passes)})"
+        return f"{self.textual_anchor}({','.join(str(p) for p in self.passes)})"
+
+    @property
+    def textual_anchor(self) -> str:
+        """The anchor as pipeline text writes it: `**` first when recursive."""
+        return f"**{self._anchor}" if self.recursive else self._anchor
 
     def pretty(self, indent: int = 0) -> str:
         """The multi-line form `--dump-pass-pipeline` prints."""
@@ -244,7 +259,7 @@ class OpPassManager:
                 inner.append(",\n".join(pm.pretty(indent + 2) for pm in p.managers))
             else:
                 inner.append(p.pretty(indent + 2))
-        return f"{pad}{self._anchor}(\n" + ",\n".join(inner) + f"\n{pad})"
+        return f"{pad}{self.textual_anchor}(\n" + ",\n".join(inner) + f"\n{pad})"
 
     def dump(self, stream: TextIO | None = None) -> None:
         """MLIR's `OpPassManager::dump`: the count of top-level entries, then `pretty`."""
@@ -265,7 +280,7 @@ class OpToOpPassAdaptor(Pass):
     @property
     def adaptor_name(self) -> str:
         """`Pipeline Collection : ['a', 'b']`, as MLIR's timing and statistics show."""
-        names = ", ".join(f"'{pm.anchor}'" for pm in self.managers)
+        names = ", ".join(f"'{pm.textual_anchor}'" for pm in self.managers)
         return f"Pipeline Collection : [{names}]"
 
     def __str__(self) -> str:
@@ -281,6 +296,35 @@ class OpToOpPassAdaptor(Pass):
         )
         cache[name] = found
         return found
+
+    def children_to_run(self, op: Operation) -> list[tuple[int, Operation]]:
+        """(pipeline index, op) for every op the pipelines run on, in program order:
+        the direct children of `op`, and for recursive pipelines the outermost
+        matching ops at any depth."""
+        index_for = self.manager_index_for
+        deep = any(pm.recursive for pm in self.managers)
+        items: list[tuple[int, Operation]] = []
+        pending = [op]
+        while pending:
+            parent = pending.pop()
+            found: list[tuple[int, Operation]] = []
+            below: list[Operation] = []
+            for region in parent.regions:
+                for block in region.blocks:
+                    for child in block.ops:
+                        index = index_for(ir.operation_name(child))
+                        if index is not None and (
+                            parent is op or self.managers[index].recursive
+                        ):
+                            found.append((index, child))
+                        elif deep:
+                            below.append(child)
+            items.extend(found)
+            pending.extend(reversed(below))
+        if deep:
+            order = {id(o): i for i, o in enumerate(op.walk())}
+            items.sort(key=lambda item: order[id(item[1])])
+        return items
 
     def run_on_operation(self) -> None:
         run_adaptor(self)
@@ -306,7 +350,9 @@ class OpToOpPassAdaptor(Pass):
                 (
                     other
                     for other in rhs.managers
-                    if other.op_name is not None and other.anchor == pm.anchor
+                    if other.op_name is not None
+                    and other.anchor == pm.anchor
+                    and other.recursive == pm.recursive
                 ),
                 None,
             )
@@ -366,6 +412,9 @@ class PassManager(OpPassManager):
         self._timing_stream: TextIO | None = None
         self._statistics: StatisticsDisplay | None = None
         self._statistics_stream: TextIO | None = None
+        self.action_handler: ActionHandler | None = None
+        self.emit_pass_error_on_failure = False
+        self.remarks: RemarkEngine | None = None
 
     def enable_ir_printing(self, config: IRPrinterConfig | None = None) -> None:
         """Print the IR around passes (mlir-opt's `--mlir-print-ir-*` flags); by
@@ -479,6 +528,34 @@ class PassManager(OpPassManager):
         """Verify the IR after each pass (default on); off trades safety for speed."""
         self.verify_each = enabled
 
+    def register_action_handler(self, handler: ActionHandler | None) -> None:
+        """Execute every pass as a `pass-execution` action through `handler`
+        (None removes it): MLIR's `registerActionHandler`, here per pass manager.
+
+        A `DebugCounter` skips pass applications to bisect a miscompile; an
+        `ExecutionContext` with observers logs or profiles them
+        (`passflow.actions`). While a handler is installed, nested pipelines run
+        serially, in program order, so that actions are numbered the same way
+        every run.
+        """
+        self.action_handler = handler
+
+    def enable_emit_pass_error_on_failure(self, enabled: bool = True) -> None:
+        """Emit `failed to run pass '<Name>'` at the op when a pass fails
+        (`-emit-pass-error-on-failure`), so a long pipeline's failure names its
+        pass even when the pass's own diagnostic does not."""
+        self.emit_pass_error_on_failure = enabled
+
+    def enable_remarks(self, engine: RemarkEngine | None) -> None:
+        """Send the passes' optimization remarks (`Pass.remarks`) to `engine`
+        (None: remarks off). The engine prints through this pass manager's
+        diagnostic handlers unless it was given its own; finalizing it (the
+        `final` policy's report, its output file) is the caller's, after the
+        last run."""
+        if engine is not None and engine.diagnostics is None:
+            engine.diagnostics = self.diagnostics
+        self.remarks = engine
+
     def add_instrumentation(self, instrumentation: PassInstrumentation) -> None:
         self.instrumentor.add(instrumentation)
 
@@ -501,7 +578,21 @@ class PassManager(OpPassManager):
             self.instrumentor if self.instrumentor else None,
             self.verify_each,
             self.executor,
+            action_handler=self.action_handler,
+            emit_pass_errors=self.emit_pass_error_on_failure,
+            remarks=self.remarks,
         )
+        name = ir.operation_name(op).name
+        if self.op_name is not None and name != self.op_name:
+            # As mlir-opt: refused before the run starts, so no report is printed.
+            state.emit(
+                Diagnostic(
+                    Severity.ERROR,
+                    f"can't run '{self._anchor}' pass manager on '{name}' op",
+                    ir.location(op),
+                )
+            )
+            raise PassPipelineError(state.collected)
         progress = self._progress
         if progress is not None:
             progress.start(op)
@@ -517,16 +608,6 @@ class PassManager(OpPassManager):
             raise PassPipelineError(state.collected)
 
     def _run(self, op: Operation, state: RunState) -> bool:
-        name = ir.operation_name(op).name
-        if self.op_name is not None and name != self.op_name:
-            state.emit(
-                Diagnostic(
-                    Severity.ERROR,
-                    f"can't run '{self._anchor}' pass manager on '{name}' op",
-                    ir.location(op),
-                )
-            )
-            return False
         ir.load_dialects(self.context, self.dependent_dialects())
         if not self.finalize(state):
             return False
@@ -544,6 +625,7 @@ class PassManager(OpPassManager):
         reproducer = self._reproducer
         if reproducer is None:
             return run_pipeline(self, op, am, state, None)
+        state.on_crash = reproducer.record_crash
         reproducer.begin_run(
             op,
             self,

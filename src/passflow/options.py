@@ -53,6 +53,7 @@ __all__ = [
     "Option",
     "OptionBase",
     "OptionErrorFactory",
+    "OptionsStructType",
     "PipelineOption",
     "PipelineOptions",
     "PipelineValue",
@@ -246,6 +247,8 @@ def _value_type_of(kind: ValueType[Any] | builtins.type[Any]) -> ValueType[Any]:
         return BOOL
     if issubclass(kind, Enum):
         return EnumType(kind)
+    if issubclass(kind, PipelineOptions):
+        return OptionsStructType(kind)
     if issubclass(kind, int):
         return LONG
     if issubclass(kind, float):
@@ -809,6 +812,35 @@ class PipelineOptions:
             option.same_value(getattr(self, option.attr), getattr(other, option.attr))
             for option in options_of(type(self)).values()
         )
+
+
+class OptionsStructType(ValueType[PO]):
+    """A struct of options as one value: MLIR's `ListOption<Options>` where `Options`
+    is itself a `PassPipelineOptions` (a list of configurations in one option).
+
+    A value is written as the struct's own option string, braced when it holds
+    spaces (`list={enum=one list={2}},{enum=two}`), and printed as MLIR's
+    `PassOptions::print` prints a struct: every option, sorted, in braces. Stored
+    values are copies that forget which options were given in text, as MLIR's copy
+    of a parsed struct does, so `list={}` in an element prints nothing.
+    """
+
+    def __init__(self, options: builtins.type[PO]) -> None:
+        self.options = options
+
+    def parse(self, text: str, error: OptionErrorFactory) -> PO:
+        # The nested parser reports its own errors (`no such option`, llvm::cl's
+        # line for a bad value), unprefixed by the list option, as in MLIR.
+        return self.copy(self.options.parse(text))
+
+    def format(self, value: PO) -> str:
+        return str(value) or "{}"
+
+    def copy(self, value: PO) -> PO:
+        return type(value)(**option_values(value))
+
+    def same(self, a: PO, b: PO) -> bool:
+        return a == b
 
 
 # --- llvm number syntax --------------------------------------------------------

@@ -24,9 +24,11 @@ from passflow.ir import (
     Operation,
     OperationName,
     OpTrait,
+    has_interface,
     location,
     operation_name,
 )
+from passflow.remarks import RemarkEmitter
 from passflow.statistics import reset_statistics
 
 if TYPE_CHECKING:
@@ -60,10 +62,15 @@ class Pass:
     _failed: bool = False
     _preserved: PreservedAnalyses | None = None
 
+    checks_each_op: ClassVar[bool] = False
+    """Whether the class overrides `can_schedule_on_op` (set automatically), so the
+    runner asks it per op; other passes pay nothing for the hook."""
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "name" not in cls.__dict__:
             cls.name = cls.__name__
+        cls.checks_each_op = cls.can_schedule_on_op is not Pass.can_schedule_on_op
 
     def __init__(self, **options: object) -> None:
         if options:
@@ -82,6 +89,13 @@ class Pass:
     def can_schedule_on(self, name: OperationName) -> bool:
         """Whether this pass may run on ops called `name`; by default, its `op_name`."""
         return self.op_name is None or name.name == self.op_name
+
+    def can_schedule_on_op(self, op: Operation) -> bool:
+        """Whether this pass may run on `op` itself, once `can_schedule_on` accepted
+        its name: MLIR's `canScheduleOn(Operation *)`. By default, always; an
+        `InterfacePass` on `SymbolOpInterface` refuses an unnamed module here.
+        """
+        return True
 
     def get_dependent_dialects(self) -> Iterable[str]:
         """Dialects this pass may create ops of; loaded before the run starts."""
@@ -178,6 +192,19 @@ class Pass:
     def emit_remark(self, op: Operation, message: str) -> Diagnostic:
         return self._emit(Severity.REMARK, op, message)
 
+    @property
+    def remarks(self) -> RemarkEmitter:
+        """Optimization remarks of this run (`passflow.remarks`): MLIR's
+        `remark::passed/missed/failed/analysis(loc, opts) << ...`, as
+        `self.remarks.passed(op, RemarkOpts.name(...).category(...), add(...))`.
+
+        Unlike `emit_remark`, these are filtered by category, numbered, kept to
+        the last per op by the `final` policy and written to remark files; with
+        no remark engine on the pass manager they cost nothing.
+        """
+        state = self._running_state()
+        return RemarkEmitter(state.remarks, state.emit)
+
     def _emit(self, severity: Severity, op: Operation, message: str) -> Diagnostic:
         diagnostic = Diagnostic(severity, message, location(op))
         self._running_state().emit(diagnostic)
@@ -263,3 +290,8 @@ class InterfacePass(OperationPass):
 
     def can_schedule_on(self, name: OperationName) -> bool:
         return name.has_trait(self.interface)
+
+    def can_schedule_on_op(self, op: Operation) -> bool:
+        """MLIR's `isa<Interface>(op)`: an op of a symbol kind that has no name
+        (`module {}`) is not a symbol."""
+        return has_interface(op, self.interface)

@@ -291,7 +291,10 @@ def _add_elements(
 
     for element in elements:
         if element.inner is not None:
-            if not _add_elements(element.inner, pm.nest(element.name), chain):
+            name = element.name
+            recursive = name.startswith("**")
+            nested = pm.nest(name[2:] if recursive else name, recursive=recursive)
+            if not _add_elements(element.inner, nested, chain):
                 chain.lines.append(
                     f"failed to add `{element.name}` with options `` to inner pipeline\n"
                 )

@@ -11,13 +11,16 @@ call itself.
 
 from __future__ import annotations
 
+import functools
 import threading
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from passflow import ir
-from passflow.analysis import AnalysisManager
+from passflow.actions import ActionHandler, PassExecutionAction
+from passflow.analysis import AnalysisManager, PreservedAnalyses
 from passflow.diagnostics import Diagnostic, DiagnosticEngine, Severity
 from passflow.execution import ChildExecutor, ChildWork
 from passflow.instrumentation import (
@@ -26,6 +29,7 @@ from passflow.instrumentation import (
     PipelineParentInfo,
 )
 from passflow.ir import Context, Operation
+from passflow.remarks import RemarkEngine, RemarkEvent
 
 if TYPE_CHECKING:
     from passflow.manager import OpPassManager, OpToOpPassAdaptor
@@ -50,10 +54,22 @@ def schedule_error(pass_: Pass, name: ir.OperationName) -> str | None:
     return None
 
 
+def unsupported_op_error(pass_: Pass, op: Operation) -> str | None:
+    """The per-op half of MLIR's check (`canScheduleOn(Operation *)`), or None."""
+    if pass_.can_schedule_on_op(op):
+        return None
+    return f"trying to schedule pass '{pass_.name}' on an unsupported operation"
+
+
 @dataclass(eq=False)
 class RunState:
     """What every pass of one `PassManager.run` shares: context, diagnostics,
-    instrumentation, the verifier flag and how nested pipelines are executed."""
+    instrumentation, the verifier flag and how nested pipelines are executed.
+
+    `action_handler` executes each pass as a `pass-execution` action (None: the
+    pass runs directly); `emit_pass_errors` adds MLIR's `failed to run pass`
+    error when a pass fails (`-emit-pass-error-on-failure`).
+    """
 
     context: Context
     engine: DiagnosticEngine
@@ -62,13 +78,26 @@ class RunState:
     executor: ChildExecutor | None = None
     generation: int = 0
     collected: list[Diagnostic] = field(default_factory=lambda: list[Diagnostic]())
+    on_crash: Callable[[str], None] | None = None
+    """Takes a crash's report instead of the diagnostic stream (crash recovery)."""
     _local: threading.local = field(default_factory=threading.local)
+    action_handler: ActionHandler | None = None
+    emit_pass_errors: bool = False
+    remarks: RemarkEngine | None = None
+    """Receives the passes' remarks (`Pass.remarks`); None: remarks are off."""
 
     def emit(self, diagnostic: Diagnostic) -> None:
-        """Record a diagnostic; inside `capture()` it is buffered for later replay."""
+        """Record a diagnostic; inside `capture()` it is buffered for later replay.
+
+        Remarks travel as diagnostics (`RemarkEvent`) and go to the remark engine.
+        """
         sink: list[Diagnostic] | None = getattr(self._local, "sink", None)
         if sink is not None:
             sink.append(diagnostic)
+            return
+        if isinstance(diagnostic, RemarkEvent):
+            if self.remarks is not None:
+                self.remarks.receive(diagnostic, self.emit)
             return
         self.collected.append(diagnostic)
         self.engine.deliver(diagnostic)
@@ -93,17 +122,18 @@ class RunState:
         )
 
     def crash(self, pass_: Pass, op: Operation, err: Exception) -> None:
-        diagnostic = Diagnostic(
-            Severity.ERROR,
+        message = (
             f"pass '{pass_.name}' crashed on '{ir.operation_name(op).name}' op: "
-            f"{type(err).__name__}: {err}",
-            ir.location(op),
+            f"{type(err).__name__}: {err}"
         )
         # The first frame is the runner calling the pass; the rest is the pass's own.
         frames = err.__traceback__.tb_next if err.__traceback__ else None
-        diagnostic.attach_note(
-            "".join(traceback.format_exception(type(err), err, frames)).rstrip()
-        )
+        trace = "".join(traceback.format_exception(type(err), err, frames)).rstrip()
+        if self.on_crash is not None:
+            self.on_crash(f"{ir.location(op)}: {message}\n{trace}")
+            return
+        diagnostic = Diagnostic(Severity.ERROR, message, ir.location(op))
+        diagnostic.attach_note(trace)
         self.emit(diagnostic)
 
     def run_dynamic_pipeline(
@@ -134,10 +164,26 @@ class RunState:
         return run_pipeline(pipeline, op, am, self, info)
 
 
+def _run_body(pass_: Pass, op: Operation, state: RunState) -> None:
+    """The pass body, a crash turned into a failure: what an action executes."""
+    try:
+        pass_.run_on_operation()
+    except InstrumentationError:
+        raise
+    except Exception as err:
+        state.crash(pass_, op, err)
+        pass_._failed = True
+
+
 def run_pass(
     pass_: Pass, op: Operation, am: AnalysisManager, state: RunState, is_adaptor: bool
 ) -> bool:
-    """MLIR's OpToOpPassAdaptor::run for one pass on one op (checks done by caller)."""
+    """MLIR's OpToOpPassAdaptor::run for one pass on one op (checks done by caller).
+
+    With an action handler, the body runs as a `pass-execution` action, which the
+    handler may skip: then the pass neither ran nor failed, preserved nothing
+    (its op's analyses are dropped) and is verified, its hooks fired, as in MLIR.
+    """
     pass_._op = op
     pass_._am = am
     pass_._state = state
@@ -147,20 +193,25 @@ def run_pass(
     if instrumentor is not None:
         instrumentor.run_before_pass(pass_, op)
     if not pass_._failed:
-        try:
-            pass_.run_on_operation()
-        except InstrumentationError:
-            raise
-        except Exception as err:
-            state.crash(pass_, op, err)
-            pass_._failed = True
+        handler = state.action_handler
+        if handler is None:  # the hot path: _run_body, inlined
+            try:
+                pass_.run_on_operation()
+            except InstrumentationError:
+                raise
+            except Exception as err:
+                state.crash(pass_, op, err)
+                pass_._failed = True
+        else:
+            handler(
+                functools.partial(_run_body, pass_, op, state),
+                PassExecutionAction(pass_, op, is_adaptor),
+            )
     failed = pass_._failed
     preserved = pass_._preserved
     amap = am._map  # pyright: ignore[reportPrivateUsage]
     if amap.analyses or amap.children:
         if preserved is None:
-            from passflow.analysis import PreservedAnalyses
-
             preserved = PreservedAnalyses()
         amap.invalidate(preserved)
     if not failed and state.verify and (preserved is None or not preserved.is_all()):
@@ -174,6 +225,13 @@ def run_pass(
         else:
             instrumentor.run_after_pass(pass_, op)
             failed = pass_._failed
+    if failed and state.emit_pass_errors and not is_adaptor:
+        # An adaptor fails because a nested pass did, which already said so.
+        state.emit(
+            Diagnostic(
+                Severity.ERROR, f"failed to run pass '{pass_.name}'", ir.location(op)
+            )
+        )
     pass_._op = None
     return not failed
 
@@ -199,6 +257,8 @@ def run_pipeline(
         adaptors = pm.adaptor_flags()
         for index, pass_ in enumerate(pm.passes):
             message = errors[index] if errors is not None else None
+            if message is None and pass_.checks_each_op:
+                message = unsupported_op_error(pass_, op)
             if message is not None:
                 state.op_error(op, message)
                 return False
@@ -221,14 +281,8 @@ def run_adaptor(adaptor: OpToOpPassAdaptor) -> None:
     op = adaptor.get_operation()
     state = adaptor._state
     assert state is not None
-    index_for = adaptor.manager_index_for
-    items: list[tuple[int, Operation]] = []
-    for region in op.regions:
-        for block in region.blocks:
-            for child in block.ops:
-                index = index_for(ir.operation_name(child))
-                if index is not None:
-                    items.append((index, child))
+    items = adaptor.children_to_run(op)
+    nested = any(child.parent_op() is not op for _, child in items)
     work = ChildWork(
         adaptor,
         op,
@@ -238,9 +292,16 @@ def run_adaptor(adaptor: OpToOpPassAdaptor) -> None:
         PipelineParentInfo(threading.get_ident(), adaptor),
     )
     executor = state.executor
+    # Actions are numbered, logged and profiled in execution order: with a
+    # handler installed, children run here, one after the other, in program
+    # order, so that a debug counter skips the same pass applications every run
+    # and observers see this process's IR (docs/decisions.md).
     ok = (
         work.run_serially()
-        if len(items) <= 1 or executor is None
+        if len(items) <= 1
+        or executor is None
+        or state.action_handler is not None
+        or nested  # executors ship direct children only
         else executor.run(work)
     )
     if not ok:

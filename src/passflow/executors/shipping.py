@@ -57,6 +57,7 @@ from passflow.executors.transfer import (
     TransferError,
 )
 from passflow.ir import Context, Operation
+from passflow.remarks import RemarkCategories, RemarkEngine
 
 if TYPE_CHECKING:
     from passflow.manager import OpPassManager, OpToOpPassAdaptor
@@ -204,7 +205,9 @@ class _ShippedRun:
             children.append((position, index, region_index, encoded))
             sent.append(position)
         if sent:
-            payload = encoder.dumps((shell, children, work.state.verify))
+            remarks = work.state.remarks  # workers build the remarks it enables
+            categories = None if remarks is None else remarks.categories
+            payload = encoder.dumps((shell, children, work.state.verify, categories))
             future = self.executor.executor.submit(
                 _run_chunk,
                 self.pipeline,
@@ -306,11 +309,12 @@ def _run_chunk(
     managers = _worker_pipeline(pipeline)
     shared = cast(list[object], pickle.loads(shared_data))
     decoder = Decoder(context, shared)
-    shell_spec, children, verify = cast(
+    shell_spec, children, verify, categories = cast(
         tuple[
             tuple[str, tuple[object, ...], int],
             list[tuple[int, int, int, object]],
             bool,
+            RemarkCategories | None,
         ],
         decoder.loads(payload),
     )
@@ -328,6 +332,8 @@ def _run_chunk(
         block.add_op(child)
         placed.append((position, index, child))
     state = RunState(context, DiagnosticEngine(), None, verify)
+    if categories is not None:  # remarks come back with the diagnostics
+        state.remarks = RemarkEngine(categories)
     root = AnalysisManager.for_root(shell)
     encoder = Encoder(shared)
     changes = ChangeDetector()

@@ -75,6 +75,9 @@ class IRPrinterConfig:
     after_failure: bool = False
     module_scope: bool = False
     tree_dir: str | None = None
+    assume_verified: bool = False
+    """Print a failed pass's IR in custom form without verifying it first
+    (`--mlir-print-assume-verified`); by default invalid IR prints generically."""
     stream: TextIO | None = None
     """Where dumps go when there is no tree directory; None is stderr at dump time."""
 
@@ -164,8 +167,13 @@ class IRPrinterInstrumentation(PassInstrumentation):
                 target = parent
                 parent = target.parent_op()
         status = " Failed" if failed else ""
-        generic = failed and ir.verify(target) is not None
-        body = ir.print_op(target, generic=generic)
+        generic = (
+            failed and not config.assume_verified and ir.verify(target) is not None
+        )
+        try:
+            body = ir.print_op(target, generic=generic)
+        except Exception:  # a custom printer that trips over invalid IR
+            body = ir.print_op(target, generic=True)
         if target.parent is None:
             body += "\n"
         text = (

@@ -1,36 +1,54 @@
-"""Test passes with the names and behaviour of MLIR's `mlir/test/lib/Pass` ones.
+"""Test passes with the names and behaviour of MLIR's `mlir/test/lib` ones.
 
 They exist so that lit tests written for mlir-opt's pass manager read the same
 here: each does one thing the pass manager must cope with (fail, crash, break
-the IR, break the parent, run a dynamic pipeline, count ops).
+the IR, break the parent, run a dynamic pipeline, count ops, parse options, print
+an analysis, rewrite test-dialect ops). Sources: `mlir/test/lib/Pass/
+TestPassManager.cpp`, `TestDynamicPipeline.cpp`, `mlir/test/lib/Analysis/
+TestLiveness.cpp` and `mlir/test/lib/Dialect/Test/TestPatterns.cpp`.
 """
 
 from __future__ import annotations
 
 import sys
+from enum import Enum
 
 from xdsl.dialects import arith, builtin
-from xdsl.dialects.func import CallOp
 from xdsl.ir import Block
 from xdsl.traits import CallableOpInterface, SymbolOpInterface
 
 from passflow import ir
-from passflow.manager import OpPassManager
-from passflow.options import ListOption, Option, PipelineOptions
+from passflow.analyses.liveness import Liveness
+from passflow.diagnostics import PassflowError
+from passflow.manager import Nesting, OpPassManager
+from passflow.options import INT, ListOption, Option, PipelineOptions
 from passflow.pass_base import InterfacePass, OperationPass
+from passflow.pipeline_text import parse_pass_pipeline_into
 from passflow.registry import register_pass, register_pipeline
 from passflow.statistics import Statistic
+from passflow.testing.test_dialect import TestCallOp, generated_patterns
+from passflow.transforms.greedy import (
+    GreedyRewriteConfig,
+    PatternSet,
+    apply_patterns_greedily,
+)
 
 __all__ = [
     "TestDynamicPipelinePass",
+    "TestEnum",
     "TestFailurePass",
     "TestFunctionPass",
     "TestInterfacePass",
     "TestInvalidIRPass",
     "TestInvalidParentPass",
+    "TestLivenessPass",
     "TestModulePass",
     "TestOptionsPass",
+    "TestOptionsPipelineOptions",
+    "TestOptionsSuperPass",
+    "TestOptionsSuperPipelineOptions",
     "TestPassCrash",
+    "TestPatternDriver",
     "TestStatisticPass",
 ]
 
@@ -68,8 +86,10 @@ class TestFunctionPass(_TestPass):
     summary = "Test a function pass in the pass manager"
     op_name = "func.func"
 
+    counter = Statistic("counter", "Number of invocations")
+
     def run_on_operation(self) -> None:
-        pass
+        self.counter += 1
 
 
 @register_pass
@@ -137,10 +157,13 @@ class TestInvalidParentPass(InterfacePass, _TestPass):
     interface = CallableOpInterface
 
     def run_on_operation(self) -> None:
-        block = _function_body(self.get_operation()).blocks.first
+        op = self.get_operation()
+        block = _function_body(op).blocks.first
         if block is None:
             return
-        _prepend(block, CallOp("some_unknown_func", [], []))
+        call = TestCallOp("some_unknown_func")
+        ir.set_location(call, ir.location(op))
+        _prepend(block, call)
 
 
 @register_pass
@@ -184,20 +207,14 @@ class TestDynamicPipelinePass(_TestPass):
     )
 
     def get_dependent_dialects(self) -> list[str]:
-        from passflow.manager import Nesting, OpPassManager
-        from passflow.pipeline_text import parse_pass_pipeline_into
-
         pm = OpPassManager("builtin.module", Nesting.IMPLICIT)
         try:
             parse_pass_pipeline_into(self.dynamic_pipeline, pm)
-        except Exception:
+        except PassflowError:
             return []
         return pm.dependent_dialects()
 
     def run_on_operation(self) -> None:
-        from passflow.manager import Nesting, OpPassManager
-        from passflow.pipeline_text import parse_pass_pipeline_into
-
         current = self.get_operation()
         name = ir.operation_name(current).name
         print(f"Dynamic execute '{self.dynamic_pipeline}' on {name}", file=sys.stderr)
@@ -214,7 +231,11 @@ class TestDynamicPipelinePass(_TestPass):
             print(f"dynamic-pipeline skip op name: {symbol}", file=sys.stderr)
             return
         pm = OpPassManager(name, Nesting.IMPLICIT)
-        parse_pass_pipeline_into(self.dynamic_pipeline, pm)
+        try:
+            parse_pass_pipeline_into(self.dynamic_pipeline, pm)
+        except PassflowError as err:
+            # MLIR prints the parser's error and goes on with the (empty) pipeline.
+            sys.stderr.write(str(err).rstrip("\n") + "\n")
         if self.run_on_parent:
             parent = current.parent_op()
             if parent is not None and self.run_pipeline(pm, parent):
@@ -238,34 +259,134 @@ class TestDynamicPipelinePass(_TestPass):
                 self.signal_pass_failure()
 
 
+class TestEnum(Enum):
+    """The values of `test-options-pass`'s `enum` option: MLIR's
+    `cl::values(clEnumValN(0, "zero", ...), ...)`, spelled by name."""
+
+    ZERO = "zero"
+    """Example zero value"""
+    ONE = "one"
+    """Example one value"""
+    TWO = "two"
+    """Example two value"""
+
+
 @register_pass
 class TestOptionsPass(_TestPass):
     argument = "test-options-pass"
     summary = "Test options parsing capabilities"
     op_name = "func.func"
 
-    list = ListOption(int, help="Example list option")
+    # `ListOption<int>`: C `int` elements, hence "integer argument" in errors.
+    list = ListOption(INT, help="Example list option")
     string_list = ListOption(str, help="Example string list option")
     string = Option("", help="Example string option")
+    enum = Option(TestEnum.ZERO, help="Example enum option")
 
     def run_on_operation(self) -> None:
         pass
 
 
 class TestOptionsPipelineOptions(PipelineOptions):
-    """The options of `test-options-pass-pipeline` (MLIR's TestOptionsPass::Options)."""
+    """The options of `test-options-pass-pipeline` (MLIR's TestOptionsPass::Options),
+    and the element type of `test-options-super-pass`'s list."""
 
-    list = ListOption(int, help="Example list option")
+    list = ListOption(INT, help="Example list option")
     string_list = ListOption(str, help="Example string list option")
     string = Option("", help="Example string option")
+    enum = Option(TestEnum.ZERO, help="Example enum option")
 
 
 def _options_pipeline(pm: OpPassManager, options: TestOptionsPipelineOptions) -> None:
     pm.add(
         TestOptionsPass(
-            list=options.list, string_list=options.string_list, string=options.string
+            list=options.list,
+            string_list=options.string_list,
+            string=options.string,
+            enum=options.enum,
         )
     )
+
+
+@register_pass
+class TestOptionsSuperPass(_TestPass):
+    """A list option whose elements are option structs: `list={{enum=one list={2}},
+    {enum=two}}`, each element parsed and printed as `test-options-pass`'s options."""
+
+    argument = "test-options-super-pass"
+    summary = "Test options of options parsing capabilities"
+    op_name = "func.func"
+
+    list = ListOption(
+        TestOptionsPipelineOptions,
+        help="Example list of PassPipelineOptions option",
+    )
+
+    def run_on_operation(self) -> None:
+        pass
+
+
+class TestOptionsSuperPipelineOptions(PipelineOptions):
+    """The options of `test-options-super-pass-pipeline` (MLIR's
+    TestOptionsSuperPass::Options)."""
+
+    super_list = ListOption(
+        TestOptionsPipelineOptions,
+        argument="super-list",
+        help="Example list of PassPipelineOptions option",
+    )
+
+
+def _options_super_pipeline(
+    pm: OpPassManager, options: TestOptionsSuperPipelineOptions
+) -> None:
+    pm.add(TestOptionsSuperPass(list=options.super_list))
+
+
+@register_pass
+class TestLivenessPass(InterfacePass, _TestPass):
+    """Print the `Liveness` of each symbol op, as MLIR's `test-print-liveness`:
+    `Testing : <symbol>` and the analysis's report, on stderr."""
+
+    argument = "test-print-liveness"
+    summary = "Print the contents of a constructed liveness information."
+    interface = SymbolOpInterface
+
+    def run_on_operation(self) -> None:
+        op = self.get_operation()
+        sys.stderr.write(f"Testing : {ir.symbol_name(op) or ''}\n")
+        self.get_analysis(Liveness).print(sys.stderr)
+
+
+@register_pass
+class TestPatternDriver(_TestPass):
+    """Apply the test dialect's declarative patterns greedily, with folding and
+    dead-code removal (MLIR's `applyPatternsGreedily` with its default config).
+
+    `test-patterns` is the name mlir-opt's lit tests use (MLIR later renamed the
+    pass `test-greedy-patterns` and gave it options); it runs on functions.
+    """
+
+    argument = "test-patterns"
+    summary = "Run test dialect patterns"
+    op_name = "func.func"
+
+    _patterns: PatternSet | None = None
+
+    def run_on_operation(self) -> None:
+        patterns = self._patterns
+        if patterns is None:
+            patterns = self._patterns = PatternSet(generated_patterns)
+        # MLIR's default GreedyRewriteConfig: bottom-up (canonicalize's top-down
+        # is its own option's default).
+        result = apply_patterns_greedily(
+            self.get_operation(),
+            patterns,
+            GreedyRewriteConfig(top_down=False),
+            self.get_context(),
+        )
+        if not result.modified:
+            self.mark_all_analyses_preserved()
 
 
 def _nested_pipeline(pm: OpPassManager) -> None:
@@ -276,8 +397,6 @@ def _nested_pipeline(pm: OpPassManager) -> None:
 
 
 def _textual_nested_pipeline(pm: OpPassManager) -> None:
-    from passflow.pipeline_text import parse_pass_pipeline_into
-
     parse_pass_pipeline_into("test-pm-nested-pipeline", pm)
 
 
@@ -290,6 +409,12 @@ register_pipeline(
     "Parses options using pass pipeline registration",
     _options_pipeline,
     options=TestOptionsPipelineOptions,
+)
+register_pipeline(
+    "test-options-super-pass-pipeline",
+    "Parses options of PassPipelineOptions using pass pipeline registration",
+    _options_super_pipeline,
+    options=TestOptionsSuperPipelineOptions,
 )
 register_pipeline(
     "test-pm-nested-pipeline",

@@ -52,7 +52,9 @@ from passflow.source_diagnostics import (
     SourceDiagnosticPrinter,
     VerifyLevel,
 )
+from passflow.tools.action_options import action_session, add_action_flags
 from passflow.tools.command_line import CommandLineError, FlagParser, dashes
+from passflow.tools.remark_options import add_remark_flags, remark_session
 
 PROG = "passflow-opt"
 SPLIT_MARKER = "// -----"
@@ -95,6 +97,12 @@ def build_parser() -> FlagParser:
         dest="pass_pipeline",
         metavar="PIPELINE",
         help="textual pass pipeline, e.g. 'builtin.module(func.func(cse))'",
+    )
+    add(
+        "--pass-pipeline-anchor",
+        metavar="OP",
+        help="run the individual pass flags on every OP at any depth, as "
+        "'**OP(...)' in a pipeline",
     )
     flag(
         "--dump-pass-pipeline",
@@ -226,6 +234,12 @@ def build_parser() -> FlagParser:
         help="print the IR after a pass only if it failed",
     )
     flag(
+        "--mlir-print-assume-verified",
+        "--mlir-unsafe-print-assume-verified",
+        help="print IR in custom form without verifying it first (mlir-opt's "
+        "newer name is accepted too)",
+    )
+    flag(
         "--mlir-print-ir-module-scope",
         help="print the whole top-level op, not just the op the pass ran on",
     )
@@ -264,6 +278,8 @@ def build_parser() -> FlagParser:
         "--gen-pass-doc",
         help="print Markdown documentation of every registered pass and exit",
     )
+    add_action_flags(parser)
+    add_remark_flags(parser)
     flag("-h", "--help", help="show this help and exit")
     return parser
 
@@ -353,6 +369,7 @@ def ir_printer_config(args: argparse.Namespace) -> IRPrinterConfig:
         after_failure=args.mlir_print_ir_after_failure,
         module_scope=args.mlir_print_ir_module_scope,
         tree_dir=args.mlir_print_ir_tree_dir,
+        assume_verified=args.mlir_print_assume_verified,
     )
 
 
@@ -428,8 +445,11 @@ def build_pass_manager(
                 "'-pass-pipeline' option can't be used with individual pass options"
             )
         pm.assign(parse_pass_pipeline(args.pass_pipeline))
+    target: OpPassManager = pm
+    if args.pass_pipeline_anchor and inv.pass_flags:
+        target = pm.nest(args.pass_pipeline_anchor, recursive=True)
     for flag in inv.pass_flags:
-        add_pass_flag(pm, flag.name, flag.options)
+        add_pass_flag(target, flag.name, flag.options)
     return pm
 
 
@@ -527,7 +547,8 @@ def process_chunk(
     if reports.timing is not None:
         pm.enable_timing(reports.timing)
     try:
-        pm.run(top)
+        with action_session(args, pm), remark_session(args, pm):
+            pm.run(top)
     except PassPipelineError:
         return None
     with reports.timer("Output"):
