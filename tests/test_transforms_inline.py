@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from transforms_support import Recorder, assert_same_ir, run_pipeline
+from transforms_support import Recorder, assert_same_ir, context, run_pipeline
 
+from passflow import ir
 from passflow.diagnostics import PassPipelineError
+from passflow.manager import PassManager
+from passflow.pipeline_text import parse_pass_pipeline
 from passflow.registry import lookup_pass
 from passflow.transforms import Inliner
 from passflow.transforms.call_graph import CallGraph
@@ -360,3 +363,187 @@ def test_a_default_pipeline_that_does_not_parse_fails_the_pass() -> None:
     with pytest.raises(PassPipelineError) as caught:
         run_pipeline(SIMPLE, "builtin.module(inline{default-pipeline=no-such-pass})")
     assert "'no-such-pass' does not refer to a registered pass" in str(caught.value)
+
+
+# `no_inline` on a call keeps that call; on a callee, every call to it. The
+# callee stays: a call that was not inlined still uses it.
+NO_INLINE = """
+func.func private @callee_ni(%a: i32) -> i32 attributes {no_inline} {
+  %c1 = arith.constant 1 : i32
+  %r = arith.addi %a, %c1 : i32
+  return %r : i32
+}
+func.func private @callee(%a: i32) -> i32 {
+  %c2 = arith.constant 2 : i32
+  %r = arith.muli %a, %c2 : i32
+  return %r : i32
+}
+func.func private @once(%a: i32) -> i32 {
+  %c3 = arith.constant 3 : i32
+  %r = arith.subi %a, %c3 : i32
+  return %r : i32
+}
+func.func @main(%a: i32) -> i32 {
+  %x = func.call @callee_ni(%a) : (i32) -> i32
+  %y = func.call @callee(%x) {no_inline} : (i32) -> i32
+  %z = func.call @callee(%y) : (i32) -> i32
+  %w = func.call @once(%z) {no_inline} : (i32) -> i32
+  return %w : i32
+}
+"""
+
+MLIR_NO_INLINE_ATTRIBUTE = """
+module {
+  func.func private @callee_ni(%arg0: i32) -> i32 attributes {no_inline} {
+    %c1_i32 = arith.constant 1 : i32
+    %0 = arith.addi %arg0, %c1_i32 : i32
+    return %0 : i32
+  }
+  func.func private @callee(%arg0: i32) -> i32 {
+    %c2_i32 = arith.constant 2 : i32
+    %0 = arith.muli %arg0, %c2_i32 : i32
+    return %0 : i32
+  }
+  func.func private @once(%arg0: i32) -> i32 {
+    %c3_i32 = arith.constant 3 : i32
+    %0 = arith.subi %arg0, %c3_i32 : i32
+    return %0 : i32
+  }
+  func.func @main(%arg0: i32) -> i32 {
+    %c2_i32 = arith.constant 2 : i32
+    %0 = call @callee_ni(%arg0) : (i32) -> i32
+    %1 = call @callee(%0) {no_inline} : (i32) -> i32
+    %2 = arith.muli %1, %c2_i32 : i32
+    %3 = call @once(%2) {no_inline} : (i32) -> i32
+    return %3 : i32
+  }
+}
+"""
+
+
+def test_no_inline_on_the_call_or_the_callee_is_honoured() -> None:
+    result = run_pipeline(NO_INLINE, "builtin.module(inline)")
+    assert_same_ir(result, MLIR_NO_INLINE_ATTRIBUTE)
+
+
+# A `nested` callable of a table nothing outside the IR sees goes once its
+# last call is inlined, as a private one does; in a module the pass runs on
+# from inside another (visible from above), it stays.
+NESTED_CALLEES = """
+func.func nested @callee(%a: i32) -> i32 {
+  %r = arith.addi %a, %a : i32
+  return %r : i32
+}
+func.func nested @unused(%a: i32) -> i32 {
+  return %a : i32
+}
+module @inner {
+  func.func nested @g(%a: i32) -> i32 {
+    return %a : i32
+  }
+  func.func @h(%a: i32) -> i32 {
+    %r = func.call @g(%a) : (i32) -> i32
+    return %r : i32
+  }
+}
+func.func @main(%a: i32) -> i32 {
+  %x = func.call @callee(%a) : (i32) -> i32
+  return %x : i32
+}
+"""
+
+MLIR_NESTED_CALLEES = """
+module {
+  module @inner {
+    func.func @h(%arg0: i32) -> i32 {
+      return %arg0 : i32
+    }
+  }
+  func.func @main(%arg0: i32) -> i32 {
+    %0 = arith.addi %arg0, %arg0 : i32
+    return %0 : i32
+  }
+}
+"""
+
+MLIR_NESTED_CALLEES_INNER = """
+module {
+  func.func nested @callee(%arg0: i32) -> i32 {
+    %0 = arith.addi %arg0, %arg0 : i32
+    return %0 : i32
+  }
+  func.func nested @unused(%arg0: i32) -> i32 {
+    return %arg0 : i32
+  }
+  module @inner {
+    func.func nested @g(%arg0: i32) -> i32 {
+      return %arg0 : i32
+    }
+    func.func @h(%arg0: i32) -> i32 {
+      return %arg0 : i32
+    }
+  }
+  func.func @main(%arg0: i32) -> i32 {
+    %0 = call @callee(%arg0) : (i32) -> i32
+    return %0 : i32
+  }
+}
+"""
+
+
+def test_nested_callees_are_discardable_where_all_uses_are_visible() -> None:
+    result = run_pipeline(NESTED_CALLEES, "builtin.module(inline)")
+    assert_same_ir(result, MLIR_NESTED_CALLEES)
+    inner = run_pipeline(NESTED_CALLEES, "builtin.module(builtin.module(inline))")
+    assert_same_ir(inner, MLIR_NESTED_CALLEES_INNER)
+
+
+# No inliner interface for an unregistered op: a call in one of its regions
+# stays (xDSL's verifier rejects this input, mlir-opt's does not).
+IN_UNREGISTERED = """
+func.func private @h() -> i32 {
+  %c = arith.constant 2 : i32
+  return %c : i32
+}
+func.func @g() {
+  "foo.two"() ({
+    %y = func.call @h() : () -> i32
+    "foo.use"(%y) : (i32) -> ()
+  }, {
+    "foo.end"() : () -> ()
+  }) : () -> ()
+  %z = func.call @h() : () -> i32
+  "foo.use"(%z) : (i32) -> ()
+  return
+}
+"""
+
+MLIR_IN_UNREGISTERED = """
+module {
+  func.func private @h() -> i32 {
+    %c2_i32 = arith.constant 2 : i32
+    return %c2_i32 : i32
+  }
+  func.func @g() {
+    "foo.two"() ({
+      %0 = func.call @h() : () -> i32
+      "foo.use"(%0) : (i32) -> ()
+    }, {
+      "foo.end"() : () -> ()
+    }) : () -> ()
+    %c2_i32 = arith.constant 2 : i32
+    "foo.use"(%c2_i32) : (i32) -> ()
+    return
+  }
+}
+"""
+
+
+def test_a_call_in_a_region_of_an_unregistered_op_is_not_inlined() -> None:
+    ctx = context()
+    module = ir.parse_module(IN_UNREGISTERED, ctx)
+    pm = PassManager(context=ctx)
+    pm.assign(parse_pass_pipeline("builtin.module(inline{default-pipeline=})"))
+    pm.enable_verifier(False)
+    pm.run(module)
+    assert_same_ir(module, MLIR_IN_UNREGISTERED)

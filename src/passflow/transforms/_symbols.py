@@ -28,6 +28,7 @@ from passflow.ir import direct_children
 
 __all__ = [
     "SymbolTables",
+    "can_discard_on_use_empty",
     "is_private",
     "is_symbol",
     "is_symbol_table",
@@ -35,20 +36,27 @@ __all__ = [
     "set_private",
     "symbol_name",
     "symbol_uses",
+    "walk_symbol_tables",
 ]
 
 _VISIBILITY = "sym_visibility"
 
 
 def is_symbol(op: Operation) -> bool:
-    """Whether `op` defines a symbol (an optional symbol only while it has a name)."""
-    return op.has_trait(SymbolOpInterface) and isinstance(
+    """Whether `op` defines a symbol (an optional symbol only while it has a name).
+
+    An unregistered op is never one, whatever its attributes, as in MLIR: nothing
+    is known of it, so it must not be erased as a dead symbol.
+    """
+    return op.has_trait(SymbolOpInterface, value_if_unregistered=False) and isinstance(
         op.get_attr_or_prop("sym_name"), StringAttr
     )
 
 
 def is_symbol_table(op: Operation) -> bool:
-    return op.has_trait(SymbolTable)
+    """Whether `op` has the `SymbolTable` trait; an unregistered op has not (it is
+    a potentially unknown symbol table, see `symbol_uses`)."""
+    return op.has_trait(SymbolTable, value_if_unregistered=False)
 
 
 def symbol_name(op: Operation) -> str | None:
@@ -59,6 +67,14 @@ def symbol_name(op: Operation) -> str | None:
 def is_private(op: Operation) -> bool:
     visibility = op.get_attr_or_prop(_VISIBILITY)
     return isinstance(visibility, StringAttr) and visibility.data == "private"
+
+
+def can_discard_on_use_empty(op: Operation) -> bool:
+    """MLIR's default `canDiscardOnUseEmpty`: any symbol that is not public (private
+    or nested) may go once nothing uses it; a public one may be used from outside
+    the IR. Whether a nested symbol's uses are all visible is the caller's call."""
+    visibility = op.get_attr_or_prop(_VISIBILITY)
+    return isinstance(visibility, StringAttr) and visibility.data != "public"
 
 
 def set_private(op: Operation) -> None:
@@ -74,11 +90,45 @@ def set_private(op: Operation) -> None:
 
 
 def nearest_symbol_table(op: Operation) -> Operation | None:
-    """`op` itself if it is a symbol table, else its closest symbol-table ancestor."""
+    """`op` itself if it is a symbol table, else its closest symbol-table ancestor;
+    None when an unregistered op that may be a symbol table comes first, since
+    the symbols it would define are unknown (MLIR's `getNearestSymbolTable`)."""
     current: Operation | None = op
-    while current is not None and not current.has_trait(SymbolTable):
+    while current is not None and not is_symbol_table(current):
+        if _is_unknown_symbol_table(current):
+            return None
         current = current.parent_op()
     return current
+
+
+def walk_symbol_tables(
+    op: Operation, all_uses_visible: bool
+) -> list[tuple[Operation, bool]]:
+    """Every symbol table in `op` (itself included), inner tables before the
+    table holding them, each with whether all uses of its symbols are visible
+    (MLIR's `SymbolTable::walkSymbolTables`).
+
+    Uses are visible inside a table that is not a symbol, or is private, or sits
+    in a table whose uses are visible, and anywhere below an op that is not a
+    symbol table; a nested symbol there cannot be reached from outside the IR.
+    """
+    found: list[tuple[Operation, bool]] = []
+    # (op, visible, children done): post-order without recursion.
+    stack: list[tuple[Operation, bool, bool]] = [(op, all_uses_visible, False)]
+    while stack:
+        current, visible, done = stack.pop()
+        if done:
+            found.append((current, visible))
+            continue
+        if is_symbol_table(current):
+            visible = visible or not is_symbol(current) or is_private(current)
+            stack.append((current, visible, True))
+        else:
+            visible = True
+        stack.extend(
+            (child, visible, False) for child in reversed(direct_children(current))
+        )
+    return found
 
 
 def _refs_in(attr: Attribute) -> Iterator[SymbolRefAttr]:
@@ -114,7 +164,7 @@ def symbol_uses(op: Operation) -> list[SymbolRefAttr] | None:
     if _is_unknown_symbol_table(op):
         return None
     uses = list(_own_refs(op))
-    if op.has_trait(SymbolTable):
+    if is_symbol_table(op):
         return uses
     worklist = direct_children(op)
     while worklist:
@@ -122,7 +172,7 @@ def symbol_uses(op: Operation) -> list[SymbolRefAttr] | None:
         if _is_unknown_symbol_table(current):
             return None
         uses.extend(_own_refs(current))
-        if not current.has_trait(SymbolTable):
+        if not is_symbol_table(current):
             worklist.extend(direct_children(current))
     return uses
 
@@ -159,7 +209,7 @@ class SymbolTables:
                 return []
             found.append(symbol)
             if index + 1 < len(names):
-                if not symbol.has_trait(SymbolTable):
+                if not is_symbol_table(symbol):
                     return []
                 current = symbol
         return found

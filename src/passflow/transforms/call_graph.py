@@ -81,7 +81,7 @@ class CallGraph:
                 if resolve_calls and owner is not None:
                     owner.add_edge(self.resolve_call(current))
                 continue
-            if current.has_trait(CallableOpInterface):
+            if current.has_trait(CallableOpInterface, value_if_unregistered=False):
                 region = callable_region(current)
                 if region is None:
                     continue

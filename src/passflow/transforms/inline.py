@@ -5,8 +5,10 @@ each one, up to `max-iterations` times: run the simplification pipeline on each
 of its callables as a dynamic pipeline, then inline the calls made from it; stop
 early when nothing was inlined. Calls are not inlined into their own callee,
 along a cycle of the call graph, or again into code inlined from the same
-callee (MLIR's inline history). A private callee whose last call was inlined,
-or that has no use at all, is erased at the end.
+callee (MLIR's inline history), or when the call or the callee carries
+`no_inline`. A private callee (or a `nested` one that nothing outside the IR
+sees) whose last call was inlined, or that has no use at all, is erased at the
+end.
 """
 
 from __future__ import annotations
@@ -25,12 +27,16 @@ from passflow.ir import direct_children, is_isolated_from_above
 from passflow.manager import Nesting, OpPassManager
 from passflow.options import PIPELINE, UNSIGNED, ListOption, Option
 from passflow.pass_base import OperationPass
+from passflow.pipeline_text import parse_pass_pipeline_into
 from passflow.registry import register_pass
 from passflow.transforms._symbols import (
+    can_discard_on_use_empty,
     is_private,
+    is_symbol,
     is_symbol_table,
     nearest_symbol_table,
     symbol_uses,
+    walk_symbol_tables,
 )
 from passflow.transforms.call_graph import CallGraph, CallGraphNode, callable_region
 
@@ -122,8 +128,6 @@ class Inliner(OperationPass):
                 return pipeline
         if not self.default_pipeline:
             return None
-        from passflow.pipeline_text import parse_pass_pipeline_into
-
         pipeline = OpPassManager(op_name, Nesting.IMPLICIT)
         parse_pass_pipeline_into(self.default_pipeline, pipeline)
         return pipeline
@@ -139,22 +143,34 @@ class _Call:
     history: int | None = None
 
 
+def _is_discardable(op: Operation, all_uses_visible: bool) -> bool:
+    """A symbol that may be erased once unused: private, or not public in a table
+    whose uses are all visible (MLIR's CGUseList rule)."""
+    return (
+        is_symbol(op)
+        and (all_uses_visible or is_private(op))
+        and can_discard_on_use_empty(op)
+    )
+
+
 class _UseList:
-    """MLIR's CGUseList: how many symbol uses each discardable (private)
-    callable has, and which uses each callable holds, kept up to date while
-    calls are inlined so a callee with no use left can be erased."""
+    """MLIR's CGUseList: how many symbol uses each discardable callable has
+    (private, or nested in a table nothing outside the IR sees), and which uses
+    each callable holds, kept up to date while calls are inlined so a callee
+    with no use left can be erased."""
 
     def __init__(self, root: Operation, graph: CallGraph) -> None:
         self.graph = graph
         self.uses: dict[CallGraphNode, int] = {}
         self.held: dict[CallGraphNode, Counter[CallGraphNode]] = {}
         always_live: set[CallGraphNode] = set()
-        for table in (op for op in root.walk() if is_symbol_table(op)):
+        # A top-level op's symbols can only be used from the IR itself.
+        for table, all_uses_visible in walk_symbol_tables(root, root.parent is None):
             for op in direct_children(table):
                 region = callable_region(op)
                 node = None if region is None else graph.lookup_node(region)
                 if node is not None:
-                    if is_private(op):
+                    if _is_discardable(op, all_uses_visible):
                         self.uses[node] = 0
                 else:
                     always_live.update(self._referenced(op))
@@ -351,7 +367,12 @@ class _InlinerRun:
             return False
         if not self._fits_caller_region(call, region):
             return False
-        return _is_legal(region) and self._is_profitable(call)
+        return (
+            self._is_profitable(call)
+            and _is_legal_call(call.op, region)
+            and not isinstance(call.op.parent_op(), UnregisteredOp)
+            and _is_legal(region)
+        )
 
     def _fits_caller_region(self, call: _Call, region: Region) -> bool:
         """A multi-block callee only goes where several blocks are allowed."""
@@ -404,9 +425,23 @@ def _count_ops(region: Region) -> int:
     return sum(1 for _ in region.walk())
 
 
+_NO_INLINE = "no_inline"
+
+
+def _is_legal_call(call: func.CallOp, region: Region) -> bool:
+    """The func dialect's `isLegalToInline(call, callable)`: neither the call nor
+    the callee carries `no_inline`. MLIR declares it a unit attribute of both ops;
+    any value is honoured here, since xDSL does not check it."""
+    callee = region.parent
+    return call.get_attr_or_prop(_NO_INLINE) is None and (
+        callee is None or callee.get_attr_or_prop(_NO_INLINE) is None
+    )
+
+
 def _is_legal(region: Region) -> bool:
     """Whether every op of the callee may be inlined: stands in for MLIR's
-    dialect inliner interfaces, which only unregistered ops lack here."""
+    dialect inliner interfaces, which only unregistered ops lack here (so a call
+    in a region of an unregistered op is not inlined either)."""
     return not any(isinstance(op, UnregisteredOp) for op in region.walk())
 
 

@@ -6,11 +6,11 @@ from collections import deque
 
 from xdsl.dialects import affine, scf
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
-from xdsl.traits import IsTerminator, is_speculatable
+from xdsl.traits import IsTerminator
 
 from passflow.pass_base import OperationPass
 from passflow.registry import register_pass
-from passflow.transforms._effects import is_side_effect_free
+from passflow.transforms._speculation import is_memory_effect_free, is_speculatable
 
 __all__ = ["LOOP_OPS", "LoopInvariantCodeMotion", "move_loop_invariant_code"]
 
@@ -54,7 +54,10 @@ def _can_be_hoisted(op: Operation, loop: Operation) -> bool:
 
 
 def _should_move(op: Operation) -> bool:
-    return is_side_effect_free(op) and is_speculatable(op)
+    """MLIR's rule: no memory effect and speculatable, both looking into the op's
+    regions when it has recursive effects or speculatability, so an invariant
+    loop with a unit step or an `if` moves as a whole."""
+    return is_memory_effect_free(op) and is_speculatable(op)
 
 
 def _hoist_from_region(loop: Operation, block: Block, region: Region) -> int:
@@ -94,7 +97,10 @@ class LoopInvariantCodeMotion(OperationPass):
     outside a loop to just before the loop, so they run once.
 
     Loops are visited innermost first, so an op hoisted out of an inner loop may
-    then leave the outer one too. The loops are those of `LOOP_OPS`.
+    then leave the outer one too. Ops with regions move as a whole when nothing
+    in them has a memory effect or may trap and every value they use comes from
+    outside the loop: an invariant inner loop with a unit step, an `scf.if`.
+    The loops are those of `LOOP_OPS`.
     """
 
     name = "LoopInvariantCodeMotion"

@@ -11,6 +11,7 @@ from passflow.registry import register_pass
 from passflow.statistics import Statistic
 from passflow.transforms._symbols import (
     SymbolTables,
+    can_discard_on_use_empty,
     is_private,
     is_symbol,
     is_symbol_table,
@@ -31,12 +32,15 @@ class _UnknownSymbolUses(Exception):
 
 @register_pass
 class SymbolDCE(OperationPass):
-    """Delete private symbols that are unreachable from anything that is live.
+    """Delete the symbols nothing live reaches: private ones, and `nested` ones
+    of tables nothing outside the IR can see.
 
-    Liveness starts at every non-symbol op and every symbol that is not private,
-    and flows through symbol references (resolved from the nearest symbol table,
-    nested references included), into nested symbol tables as MLIR does.
-    Running it on an op that is not a symbol table fails the pass.
+    Liveness starts at every non-symbol op and every symbol that could be used
+    from outside the IR: public ones, and `nested` ones of a table that is
+    visible from above (a public symbol table nested in another op). It flows
+    through symbol references (resolved from the nearest symbol table, nested
+    references included), into nested symbol tables as MLIR does. Running it on
+    an op that is not a symbol table fails the pass.
     """
 
     name = "SymbolDCE"
@@ -93,9 +97,13 @@ information on `Symbols`.
             )
             self.signal_pass_failure()
             return
+        # The table is hidden (its nested symbols unreachable from outside the
+        # IR) unless it is a public or nested symbol inside another op.
+        hidden = table_op.parent_op() is None or not is_symbol(table_op)
+        hidden = hidden or is_private(table_op)
         live: set[Operation] = set()
         try:
-            _compute_liveness(table_op, SymbolTables(), live)
+            _compute_liveness(table_op, SymbolTables(), hidden, live)
         except _UnknownSymbolUses as err:
             self.emit_error(
                 err.op,
@@ -111,25 +119,29 @@ information on `Symbols`.
 
 
 def _compute_liveness(
-    table_op: Operation, tables: SymbolTables, live: set[Operation]
+    table_op: Operation, tables: SymbolTables, hidden: bool, live: set[Operation]
 ) -> None:
     """Add to `live` every symbol of `table_op` (and nested tables) that is live.
 
-    MLIR calls a symbol discardable when its table is hidden or it is private, and
-    `canDiscardOnUseEmpty` holds, which by default means private: so every symbol
-    that is not private is live, whatever the table's visibility.
+    As MLIR: a symbol is discardable when its table is `hidden` or it is private,
+    and `canDiscardOnUseEmpty` holds (it is not public); so a `nested` symbol is
+    live from the start only in a table visible from above. A nested table is
+    hidden when its parent table is, or when it is not a symbol or is private.
     """
     worklist: list[Operation] = []
     for op in direct_children(table_op):
         if not is_symbol(op):
             worklist.append(op)
-        elif not is_private(op) and op not in live:
+            continue
+        discardable = (hidden or is_private(op)) and can_discard_on_use_empty(op)
+        if not discardable and op not in live:
             live.add(op)
             worklist.append(op)
     while worklist:
         op = worklist.pop()
         if is_symbol_table(op):
-            _compute_liveness(op, tables, live)
+            nested_hidden = hidden or not is_symbol(op) or is_private(op)
+            _compute_liveness(op, tables, nested_hidden, live)
         else:
             worklist.extend(child for child in direct_children(op) if child.regions)
         _mark_uses_live(op, tables, live, worklist)
@@ -142,11 +154,11 @@ def _mark_uses_live(
     scope = parent if parent is not None and is_symbol_table(parent) else None
     if scope is None and parent is not None:
         scope = nearest_symbol_table(parent)
+    if scope is None:  # below an unregistered op that may be a symbol table
+        return
     uses = symbol_uses(op)
     if uses is None:
         raise _UnknownSymbolUses(op)
-    if scope is None:
-        return
     for ref in uses:
         for symbol in tables.resolve_path(scope, ref):
             if symbol not in live:
