@@ -5,15 +5,18 @@ from __future__ import annotations
 from transforms_support import (
     Recorder,
     assert_same_ir,
+    context,
     normalized,
     run_passes,
     run_pipeline,
 )
 
+from passflow import ir
 from passflow.analyses.dominance import DominanceInfo
 from passflow.registry import lookup_pass
 from passflow.statistics import statistic_values
 from passflow.transforms import CSE
+from passflow.transforms._effects import Reuse, is_uniquable_constant, reuse_of
 
 TWO_FUNCTIONS = """
 func.func @a(%x: i32) -> i32 {
@@ -224,3 +227,113 @@ def test_declaration_matches_mlir_opt() -> None:
         ("num-cse'd", "Number of operations CSE'd"),
         ("num-dce'd", "Number of operations DCE'd"),
     ]
+
+
+# --- values in allocated registers (issue 14) --------------------------------------
+
+# `x86.get_register` is `Pure`, but its value is what rax holds where it is: `%d`
+# reads rax after the add overwrote it. Merged into `%a` (as xdsl-opt's cse does),
+# `%a` is read after its in/out use, and xDSL's own liveness check rejects the IR.
+RAX_AFTER_ADD = """
+x86_func.func @f() {
+  %a = x86.get_register : !x86.reg64<rax>
+  %b = x86.get_register : !x86.reg64<rdx>
+  %c = x86.rs.add %a, %b : (!x86.reg64<rax>, !x86.reg64<rdx>) -> !x86.reg64<rax>
+  %d = x86.get_register : !x86.reg64<rax>
+  x86.ms.mov [%b + 8], %d : (!x86.reg64<rdx>, !x86.reg64<rax>) -> ()
+  x86_func.ret
+}
+"""
+
+
+def test_reads_of_an_allocated_register_are_never_merged() -> None:
+    pipeline = "builtin.module(cse,x86-regalloc-verify-liveness)"
+    result = run_pipeline(RAX_AFTER_ADD, pipeline)
+    assert normalized(result) == normalized(RAX_AFTER_ADD)
+
+
+def test_writes_of_an_allocated_register_are_never_merged() -> None:
+    # The 5, 7, 5 stores of xDSL's backend/riscv/canonicalize.mlir, folded.
+    text = """
+    riscv_func.func @f(%p : !riscv.reg<a1>) {
+      %a = rv32.li 5 : !riscv.reg<a0>
+      riscv.sw %p, %a, 0 : (!riscv.reg<a1>, !riscv.reg<a0>) -> ()
+      %b = rv32.li 7 : !riscv.reg<a0>
+      riscv.sw %p, %b, 4 : (!riscv.reg<a1>, !riscv.reg<a0>) -> ()
+      %c = rv32.li 5 : !riscv.reg<a0>
+      riscv.sw %p, %c, 8 : (!riscv.reg<a1>, !riscv.reg<a0>) -> ()
+      riscv_func.return
+    }
+    """
+    assert normalized(run_passes(text, CSE(), nest=None)) == normalized(text)
+
+
+def test_unallocated_registers_are_plain_values() -> None:
+    # Pure when no register is set; a read of a0 merges until a0 is written.
+    text = """
+    riscv_func.func @f(%p : !riscv.reg<a1>, %x : !riscv.reg<a0>) {
+      %r = rv32.get_register : !riscv.reg
+      %s = rv32.get_register : !riscv.reg
+      %m = riscv.mv %x : (!riscv.reg<a0>) -> !riscv.reg
+      %n = riscv.mv %x : (!riscv.reg<a0>) -> !riscv.reg
+      riscv.sw %p, %r, 0 : (!riscv.reg<a1>, !riscv.reg) -> ()
+      riscv.sw %p, %s, 4 : (!riscv.reg<a1>, !riscv.reg) -> ()
+      riscv.sw %p, %m, 8 : (!riscv.reg<a1>, !riscv.reg) -> ()
+      riscv.sw %p, %n, 12 : (!riscv.reg<a1>, !riscv.reg) -> ()
+      %w = rv32.li 7 : !riscv.reg<a0>
+      %o = riscv.mv %x : (!riscv.reg<a0>) -> !riscv.reg
+      riscv.sw %p, %o, 16 : (!riscv.reg<a1>, !riscv.reg) -> ()
+      riscv.sw %p, %w, 20 : (!riscv.reg<a1>, !riscv.reg<a0>) -> ()
+      riscv_func.return
+    }
+    """
+    expected = """
+    riscv_func.func @f(%p : !riscv.reg<a1>, %x : !riscv.reg<a0>) {
+      %r = rv32.get_register : !riscv.reg
+      %m = riscv.mv %x : (!riscv.reg<a0>) -> !riscv.reg
+      riscv.sw %p, %r, 0 : (!riscv.reg<a1>, !riscv.reg) -> ()
+      riscv.sw %p, %r, 4 : (!riscv.reg<a1>, !riscv.reg) -> ()
+      riscv.sw %p, %m, 8 : (!riscv.reg<a1>, !riscv.reg) -> ()
+      riscv.sw %p, %m, 12 : (!riscv.reg<a1>, !riscv.reg) -> ()
+      %w = rv32.li 7 : !riscv.reg<a0>
+      %o = riscv.mv %x : (!riscv.reg<a0>) -> !riscv.reg
+      riscv.sw %p, %o, 16 : (!riscv.reg<a1>, !riscv.reg) -> ()
+      riscv.sw %p, %w, 20 : (!riscv.reg<a1>, !riscv.reg<a0>) -> ()
+      riscv_func.return
+    }
+    """
+    assert_same_ir(run_passes(text, CSE(), nest=None), expected)
+
+
+def _first(text: str, name: str) -> ir.Operation:
+    module = ir.parse_module(text, context())
+    return next(op for op in module.walk() if op.name == name)
+
+
+def test_one_rule_decides_for_cse_and_constant_uniquing() -> None:
+    text = """
+    %m = "test.op"() : () -> memref<4xi32>
+    %i = arith.constant 0 : index
+    %v = memref.load %m[%i] : memref<4xi32>
+    %a = rv32.li 5 : !riscv.reg<a0>
+    %u = rv32.li 5 : !riscv.reg
+    %r = rv32.get_register : !riscv.reg<a0>
+    %g = wasmssa.global_get @g : i32
+    %e = equivalence.const_class %v (constant = 0 : i32) : i32
+    """
+    expected = {
+        "arith.constant": (Reuse.ANYWHERE, True),
+        "memref.load": (Reuse.SAME_BLOCK, False),
+        "rv32.li": (Reuse.NEVER, False),  # the first one, writing a0
+        "rv32.get_register": (Reuse.NEVER, False),
+        "wasmssa.global_get": (Reuse.NEVER, False),  # ConstantLike, effects unknown
+        "equivalence.const_class": (Reuse.ANYWHERE, False),  # has operands
+    }
+    for name, (reuse, uniquable) in expected.items():
+        op = _first(text, name)
+        assert (reuse_of(op), is_uniquable_constant(op)) == (reuse, uniquable), name
+    unallocated = _first(text.replace("%a = rv32.li 5 : !riscv.reg<a0>", ""), "rv32.li")
+    assert (reuse_of(unallocated), is_uniquable_constant(unallocated)) == (
+        Reuse.ANYWHERE,
+        True,
+    )

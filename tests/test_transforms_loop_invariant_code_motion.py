@@ -271,3 +271,24 @@ def test_hoists_invariant_loops_and_regions_like_mlir_opt() -> None:
 def test_hoists_affine_loops_and_tensor_linalg_ops_like_mlir_opt() -> None:
     result = run_pipeline(AFFINE_AND_LINALG, PIPELINE)
     assert_same_ir(result, MLIR_AFFINE_AND_LINALG)
+
+
+REGISTER_READ = """
+func.func @f(%lb: index, %ub: index, %st: index) {
+  scf.for %i = %lb to %ub step %st {
+    %a = rv32.li 7 : !riscv.reg<a0>
+    %r = rv32.get_register : !riscv.reg<a0>
+    %s = riscv.mv %r : (!riscv.reg<a0>) -> !riscv.reg
+  }
+  func.return
+}
+"""
+
+
+def test_a_read_of_an_allocated_register_stays_in_the_loop() -> None:
+    # xDSL declares rv32.get_register Pure, but <a0> is written inside the loop:
+    # hoisting the read would read a0 before the loop's write.
+    result = normalized(run_pipeline(REGISTER_READ, PIPELINE))
+    loop_body = result.split("scf.for", 1)[1]
+    assert "rv32.get_register" in loop_body
+    assert result.index("rv32.li 7") < result.index("rv32.get_register")

@@ -5,7 +5,10 @@ operands, result types, attributes and properties (and, for ops with regions,
 structural equality of the regions); blocks are visited down the dominator tree,
 so an op is only replaced by an equivalent op that dominates it. Ops that write
 memory are never merged; ops that only read are merged within one block when
-nothing in between may write. Trivially dead ops are erased on the way.
+nothing in between may write. Which is which is `_effects.reuse_of`, the rule
+the greedy driver's constant uniquing follows too: an op defining an allocated
+register (`!riscv.reg<a0>`) is never merged, even when declared `Pure`.
+Trivially dead ops are erased on the way.
 """
 
 from __future__ import annotations
@@ -15,12 +18,7 @@ from collections.abc import Hashable
 from xdsl.dialects.builtin import UnknownLoc
 from xdsl.ir import Block, Operation, Region
 from xdsl.rewriter import Rewriter
-from xdsl.traits import (
-    IsolatedFromAbove,
-    IsTerminator,
-    MemoryEffectKind,
-    only_has_effect,
-)
+from xdsl.traits import IsolatedFromAbove, IsTerminator
 from xdsl.transforms.common_subexpression_elimination import (
     has_other_side_effecting_op_in_between,
 )
@@ -30,7 +28,7 @@ from passflow.ir import operation_name
 from passflow.pass_base import OperationPass
 from passflow.registry import register_pass
 from passflow.statistics import Statistic
-from passflow.transforms._effects import is_side_effect_free, is_trivially_dead
+from passflow.transforms._effects import Reuse, is_trivially_dead, reuse_of
 
 __all__ = ["CSE", "CSEDriver"]
 
@@ -171,10 +169,13 @@ class CSEDriver:
             return
         if any(len(region.blocks) > 1 for region in op.regions):
             return
+        reuse = reuse_of(op)
+        if reuse is Reuse.NEVER:
+            return
         key = _op_key(op)
         if key is None:
             return
-        if is_side_effect_free(op):
+        if reuse is Reuse.ANYWHERE:
             existing = table.known.get(key)
             if existing is None:
                 table.insert(key, op)
@@ -191,8 +192,6 @@ class CSEDriver:
     ) -> None:
         """Merge an op that only reads with an earlier one in the same block, when
         nothing in between may write."""
-        if not only_has_effect(op, MemoryEffectKind.READ):
-            return
         existing = table.known.get(key)
         if (
             existing is not None

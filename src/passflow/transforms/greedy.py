@@ -10,7 +10,9 @@ region of the op is driven separately; one iteration is:
    where an op may use its own result);
 2. seed the worklist with every nested op, uniquing constants on the way (an
    equal constant already seen in the same isolated region replaces the op, a
-   new one moves to the front of that region's entry block);
+   new one moves to the front of that region's entry block); only constants
+   `_effects.is_uniquable_constant` allows (effect free, no operands, no
+   allocated register result) are uniqued or moved;
 3. pop ops until the worklist is empty (or the rewrite budget is spent): erase
    the op if trivially dead, else fold it, else apply the first matching
    pattern; rewrites push the ops they touch (and their ancestors) back;
@@ -25,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
+from inspect import getattr_static
 
 from xdsl.context import Context
 from xdsl.dialect_interfaces.constant_materialization import (
@@ -37,7 +40,11 @@ from xdsl.rewriter import InsertPoint
 from xdsl.traits import ConstantLike, HasFolder, IsolatedFromAbove
 from xdsl.utils.worklist import Worklist
 
-from passflow.transforms._effects import erase_dead_code, is_trivially_dead
+from passflow.transforms._effects import (
+    is_trivially_dead,
+    is_uniquable_constant,
+)
+from passflow.transforms.region_simplify import simplify_regions
 
 __all__ = [
     "GreedyRewriteConfig",
@@ -91,12 +98,28 @@ class PatternSet:
         if found is None:
             found = _OpClassInfo(
                 tuple(self._patterns_of(op)),
-                op.get_trait(HasFolder),
+                _folder_of(op),
                 op.has_trait(ConstantLike),
             )
             if not isinstance(op, UnregisteredOp):  # a class per op: do not keep them
                 self._by_class[type(op)] = found
         return found
+
+
+def _folder_of(op: Operation) -> HasFolder | None:
+    """The op's folder, if it has one that folds.
+
+    xDSL's `bigint.constant` declares the bare `HasFolder()` trait, whose `fold`
+    only raises `NotImplementedError`: no folder, rather than a crash. (xDSL's
+    canonicalizer never folds constants, so it never calls it.)
+    """
+    folder = op.get_trait(HasFolder)
+    if folder is None or getattr_static(type(folder), "fold") is _UNIMPLEMENTED_FOLD:
+        return None
+    return folder
+
+
+_UNIMPLEMENTED_FOLD: object = getattr_static(HasFolder, "fold")
 
 
 @dataclass
@@ -311,11 +334,19 @@ class _RegionDriver:
             push(op)
 
     def _constant_value(self, op: Operation) -> Attribute | None:
-        """The value of a single-result `ConstantLike` op, as its folder gives it."""
+        """The value of a constant that may be uniqued and hoisted, as its folder
+        gives it; None for any other op, which then stays where it is.
+
+        `is_uniquable_constant` decides, not the `ConstantLike` trait alone: an
+        `rv32.li 5 : !riscv.reg<a0>` is `ConstantLike` but writes a0 where it is,
+        so merging it with an earlier equal one or hoisting it would let a write
+        of a0 in between (`rv32.li 7 : !riscv.reg<a0>`) change what its users read.
+        """
         info = self.patterns.info(op)
-        if not info.constant_like or info.folder is None or len(op.results) != 1:
+        folder = info.folder
+        if not info.constant_like or folder is None or not is_uniquable_constant(op):
             return None
-        folded = info.folder.fold(op)
+        folded = folder.fold(op)
         value = None if folded is None else folded[0]
         return value if isinstance(value, Attribute) else None
 
@@ -361,7 +392,9 @@ class _RegionDriver:
 
     def _try_fold(self, op: Operation) -> bool:
         """Replace `op` by what its folder computes; constants are materialized
-        just before it (the next iteration's seeding uniques and hoists them)."""
+        just before it, and the next iteration's seeding uniques and hoists those
+        `is_uniquable_constant` allows (a constant that writes an allocated
+        register, as RISC-V's `li` for a folded `addi` to a0, stays there)."""
         info = self.patterns.info(op)
         if info.constant_like or info.folder is None:
             return False
@@ -410,10 +443,13 @@ class _RegionDriver:
     # --- region simplification --------------------------------------------------
 
     def _simplify_regions(self) -> bool:
-        """Erase unreachable blocks, then dead ops (MLIR's simplifyRegions; block
-        merging of the aggressive level and dead block arguments are not done)."""
-        erased_blocks = _erase_unreachable_blocks(self.region, self.rewriter)
-        return erase_dead_code(self.region, self.rewriter) or erased_blocks
+        """MLIR's simplifyRegions on the driven region: unreachable blocks, dead
+        ops and block arguments and, when aggressive, identical blocks and
+        redundant arguments; erased ops leave the worklist through the rewriter."""
+        aggressive = self.config.region_simplify is RegionSimplify.AGGRESSIVE
+        return simplify_regions(
+            self.region, "aggressive" if aggressive else "normal", self.rewriter
+        )
 
 
 def _reachable(entry: Block) -> set[Block]:

@@ -10,6 +10,7 @@ from xdsl.traits import IsTerminator
 
 from passflow.pass_base import OperationPass
 from passflow.registry import register_pass
+from passflow.transforms._effects import defines_allocated_register
 from passflow.transforms._speculation import is_memory_effect_free, is_speculatable
 
 __all__ = ["LOOP_OPS", "LoopInvariantCodeMotion", "move_loop_invariant_code"]
@@ -56,7 +57,12 @@ def _can_be_hoisted(op: Operation, loop: Operation) -> bool:
 def _should_move(op: Operation) -> bool:
     """MLIR's rule: no memory effect and speculatable, both looking into the op's
     regions when it has recursive effects or speculatability, so an invariant
-    loop with a unit step or an `if` moves as a whole."""
+    loop with a unit step or an `if` moves as a whole. An op defining an
+    allocated register (`rv32.get_register : !riscv.reg<a0>`) stands for the
+    register where it is, whatever xDSL declares, so it never moves
+    (`_effects.defines_allocated_register`, the rule canonicalize and cse follow)."""
+    if defines_allocated_register(op):
+        return False
     return is_memory_effect_free(op) and is_speculatable(op)
 
 
