@@ -14,6 +14,7 @@ import bisect
 import functools
 import importlib
 import io
+import re
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -34,11 +35,20 @@ from xdsl.dialects.builtin import (
     UnknownLoc,
     UnregisteredOp,
 )
-from xdsl.ir import Attribute, Dialect, DialectInterface, Operation, Region, SSAValue
+from xdsl.ir import (
+    Attribute,
+    Dialect,
+    DialectInterface,
+    Operation,
+    Region,
+    SSAValue,
+    TypeAttribute,
+)
 from xdsl.ir.core import AttributeInvT
 from xdsl.irdl import IRDLOperation
 from xdsl.parser import Parser
 from xdsl.parser.core import UnresolvedOperand
+from xdsl.parser.generic_parser import ParserState
 from xdsl.printer import Printer
 from xdsl.traits import (
     IsolatedFromAbove,
@@ -48,9 +58,14 @@ from xdsl.traits import (
     OpTrait,
     SymbolOpInterface,
 )
-from xdsl.utils.exceptions import ParseError, VerifyException
-from xdsl.utils.lexer import Span
-from xdsl.utils.mlir_lexer import MLIRTokenKind
+from xdsl.utils.exceptions import (
+    DiagnosticException,
+    MultipleSpansParseError,
+    ParseError,
+    VerifyException,
+)
+from xdsl.utils.lexer import Input, Span, Token
+from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 
 from passflow.diagnostics import (
     UNKNOWN_LOCATION,
@@ -323,13 +338,35 @@ ResourceValue = str | bool | int
 _RESOURCE_KEYS = {"mlir_reproducer": ("pipeline", "disable_threading", "verify_each")}
 
 
+class _Lexer(MLIRLexer):
+    """xDSL's lexer, with a string literal pattern that fails in linear time.
+
+    xDSL's `"(?:[^"...]+|<escape>)*"` nests two repetitions, so an unterminated
+    string (a `"` and then a long line) backtracks exponentially: the parser
+    hangs instead of reporting the error.
+    """
+
+    _unescaped_characters_regex = re.compile(
+        r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"'
+    )
+
+
+@dataclass(eq=False)
+class _OpInProgress:
+    """An op `_LocatingParser` is parsing: its first token, its name once read."""
+
+    start: Span
+    name: str | None = None
+
+
 class _LocatingParser(Parser):
     """xDSL's parser, remembering where each op starts so errors can point at it,
     and reading `external_resources` (which xDSL refuses), as MLIR does for
     reproducers."""
 
     def __init__(self, ctx: Context, text: str, name: str, source: _Source) -> None:
-        super().__init__(ctx, text, name)
+        super().__init__(ctx, "", name)
+        self._parser_state = ParserState(_Lexer(Input(text, name)))
         self._source = source
         self.resources: dict[str, dict[str, ResourceValue]] = {}
         self.metadata: list[str] = []
@@ -338,13 +375,16 @@ class _LocatingParser(Parser):
         # gives an op without `loc(...)` an UnknownLoc too, but MLIR one where
         # it was parsed.
         self._written_unknown: dict[int, LocationAttr] = {}
+        # Each op being parsed, innermost last: where it starts, its name.
+        self._ops_in_progress: list[_OpInProgress] = []
 
     def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
         """xDSL's, except that input with no op (empty, comments, aliases) is an
-        empty module, and an undefined value is reported at its first use, as in
-        MLIR."""
+        empty module, an undefined value or block is reported at its first use
+        (top level included), as in MLIR, and any other exception is a parse
+        error at the token the parser stopped at, never a traceback."""
         try:
-            return super().parse_module(allow_implicit_module)
+            module = super().parse_module(allow_implicit_module)
         except ParseError as err:
             nothing = err.msg == "Could not parse entire input!"
             if nothing and self._current_token.kind == MLIRTokenKind.EOF:
@@ -360,7 +400,19 @@ class _LocatingParser(Parser):
                     raise ParseError(
                         first, "use of undeclared SSA value name"
                     ) from None
+            if isinstance(err, MultipleSpansParseError) and err.msg.startswith(
+                "region ends with missing block declarations"
+            ):
+                _raise_undefined_block([span for span, _ in err.refs])
             raise
+        except Exception as err:  # not xDSL's parse error: see `_failure_message`
+            self.raise_error(_failure_message(err))
+        # xDSL checks block references at the end of each region, not of the
+        # top level, which has none.
+        _raise_undefined_block(
+            [span for spans in self.forward_block_references.values() for span in spans]
+        )
+        return module
 
     def resolve_operand(
         self, operand: UnresolvedOperand, type: AttributeInvT
@@ -371,32 +423,116 @@ class _LocatingParser(Parser):
         return super().resolve_operand(operand, type)
 
     def _get_op_by_name(self, name: str) -> type[Operation]:
-        """xDSL's lookup, with MLIR's messages for an unknown op."""
+        """xDSL's lookup, with MLIR's messages and locations for an unknown op.
+
+        Only registered ops have a custom form in MLIR, whatever
+        `--allow-unregistered-dialect` says; xDSL would fail later, at the next
+        token, saying `builtin.unregistered` has no custom format.
+        """
+        in_progress = self._ops_in_progress[-1] if self._ops_in_progress else None
+        if in_progress is not None:
+            in_progress.name = name
         found = self.ctx.get_optional_op(
             name, dialect_stack=self._parser_state.dialect_stack
         )
+        if found is not None and not issubclass(found, UnregisteredOp):
+            return found
+        name_token = self._op_name_token(in_progress)
+        dialect = name.split(".", 1)[0]
+        registered = dialect in self.ctx.registered_dialect_names
+        if name_token is not None and name_token.kind == MLIRTokenKind.BARE_IDENT:
+            if "." not in name:
+                default = self._parser_state.dialect_stack[-1]
+                message = (
+                    f"custom op '{name}' is unknown (tried '{default}.{name}' as well)"
+                )
+            elif registered:
+                message = f"custom op '{name}' is unknown"
+            else:
+                message = f"Dialect `{dialect}' not found for custom op '{name}' "
+            self.raise_error(message, name_token.span)
         if found is not None:
             return found
-        dialect = name.split(".", 1)[0]
-        if dialect in self.ctx.registered_dialect_names:
+        if registered:
             self.raise_error(
                 f"unregistered operation '{name}' found in dialect ('{dialect}') "
-                "that does not allow unknown operations"
+                "that does not allow unknown operations",
+                in_progress.start if in_progress is not None else None,
             )
         self.raise_error(
             "operation being parsed with an unregistered dialect. If this is "
             "intended, please use -allow-unregistered-dialect with the MLIR tool used"
         )
 
+    def _op_name_token(
+        self, in_progress: _OpInProgress | None
+    ) -> Token[MLIRTokenKind, str] | None:
+        """The token naming the op being parsed (a bare name: custom form), read
+        again past its results; only asked for when the op is unknown."""
+        if in_progress is None:
+            return None
+        lexer = _Lexer(self.lexer.input)
+        lexer.pos = in_progress.start.start
+        token = lexer.lex()
+        if token.kind == MLIRTokenKind.PERCENT_IDENT:
+            while token.kind not in (MLIRTokenKind.EQUAL, MLIRTokenKind.EOF):
+                token = lexer.lex()
+            token = lexer.lex()
+        return token
+
     def parse_operation(self) -> Operation:
-        start = self._current_token.span.start
-        op = super().parse_operation()
+        """xDSL's, remembering where the op starts; an exception other than a
+        parse error (an op's verifier run by its custom parser, a bug in a
+        dialect) becomes a parse error at the op, as MLIR reports a verifier's
+        error there."""
+        span = self._current_token.span
+        start = span.start
+        in_progress = _OpInProgress(span)
+        self._ops_in_progress.append(in_progress)
+        try:
+            op = super().parse_operation()
+        except ParseError as err:
+            name = in_progress.name
+            if name is not None and err.msg == _NO_CUSTOM_FORMAT.format(name):
+                # xDSL says so at the token after the name; MLIR's custom op
+                # errors point at the name.
+                token = self._op_name_token(in_progress)
+                if token is not None:
+                    self.raise_error(err.msg, token.span)
+            raise
+        except Exception as err:
+            name = in_progress.name
+            prefix = f"'{name}' op " if name is not None else ""
+            self.raise_error(prefix + _failure_message(err), span)
+        finally:
+            self._ops_in_progress.pop()
         state = vars(op)
         state[_OFFSET] = start
         state[_SOURCE] = self._source
         if id(op.location) in self._written_unknown:
             state[_WRITTEN_UNKNOWN] = True
         return op
+
+    def parse_optional_type(self) -> TypeAttribute | None:
+        """xDSL's; a type whose parameters its verifier rejects (`vector<0xi32>`)
+        is a parse error at the type, as in MLIR, not an exception."""
+        start = self._current_token.span.start
+        try:
+            return super().parse_optional_type()
+        except ParseError:
+            raise
+        except Exception as err:
+            self.raise_error(_failure_message(err), start, max(self.pos, start + 1))
+
+    def parse_optional_attribute(self) -> Attribute | None:
+        """xDSL's; an attribute its verifier rejects is a parse error at it."""
+        start = self._current_token.span.start
+        try:
+            return super().parse_optional_attribute()
+        except ParseError:
+            raise
+        except Exception as err:
+            self.raise_error(_failure_message(err), start, max(self.pos, start + 1))
 
     def parse_optional_location(self) -> LocationAttr | None:
         loc = super().parse_optional_location()
@@ -438,6 +574,49 @@ class _LocatingParser(Parser):
         self.parse_comma_separated_list(self.Delimiter.BRACES, parse_entry)
 
 
+def _failure_message(err: Exception) -> str:
+    """The one-line message of an exception xDSL raised while parsing, for an
+    MLIR-shaped diagnostic.
+
+    xDSL's verifiers (`VerifyException`) and value checks (`ValueError`) say
+    what is wrong; anything else is a bug in xDSL or a dialect, and its type is
+    kept so the message still means something.
+    """
+    text = _one_line(str(err))
+    if isinstance(err, (DiagnosticException, ValueError)) and text:
+        return text
+    return f"{type(err).__name__}: {text}" if text else type(err).__name__
+
+
+def _one_line(message: str) -> str:
+    """`message` on one line: xDSL's multi-line messages (`... does not
+    verify:` then the reason) would break mlir-opt's message, line, caret
+    layout."""
+    if "\n" not in message and "\r" not in message:
+        return message
+    return " ".join(part.strip() for part in message.splitlines() if part.strip())
+
+
+def _raise_undefined_block(uses: Sequence[Span[str] | Span[bytes]]) -> None:
+    """MLIR's error for a block that is used but never defined, at its first use."""
+    if uses:
+        first = min(uses, key=lambda span: span.start)
+        raise ParseError(first, "reference to an undefined block")
+
+
+_NO_CUSTOM_FORMAT = "Operation {} does not have a custom format."
+"""xDSL's error for an op in custom form whose class has none."""
+
+_MLIR_PARSE_MESSAGES = {
+    # xDSL's context with no message, where a region's next token is neither an
+    # op, a block label nor `}`; MLIR tries to parse an op there.
+    " in block definition": "expected operation name in quotes",
+    "End of file reached before closing string literal.": (
+        "expected '\"' in string literal"
+    ),
+}
+
+
 def parse_module(
     text: str,
     context: Context | None = None,
@@ -458,13 +637,17 @@ def parse_module(
         line_starts.append(pos + 1)
         pos = find("\n", pos + 1)
     source = _Source(name, line_starts, first_line)
-    parser = _LocatingParser(ctx, text, name, source)
+    parser: _LocatingParser | None = None
     try:
+        parser = _LocatingParser(ctx, text, name, source)  # lexes the first token
         module = parser.parse_module()
     except ParseError as err:
+        where, message = _parse_error_position(
+            err, parser.pos if parser is not None else 0, text
+        )
         raise IRParseError(
-            _format_parse_error(err, source, text),
-            Diagnostic(Severity.ERROR, err.msg, source.location(err.span.start)),
+            _format_parse_error(message, where, source, text),
+            Diagnostic(Severity.ERROR, message, source.location(where)),
         ) from None
     state = vars(module)
     if _OFFSET not in state:
@@ -492,14 +675,63 @@ def is_implicit_module(op: Operation) -> bool:
     return vars(op).get(_OFFSET) == -1
 
 
-def _format_parse_error(err: ParseError, source: _Source, text: str) -> str:
+def _parse_error_position(err: ParseError, current: int, text: str) -> tuple[int, str]:
+    """Where in `text` a parse error is shown, and its one-line message.
+
+    A position in other text (a dialect parsing a string of its own) is shown
+    at `current`, the token the parser stopped at. An error at the end of the input, or an
+    "expected ..." at the first token of a line, is shown where MLIR shows a
+    wrong token: just after the last token before it (`_after_previous_token`).
+    """
+    message = _one_line(err.msg)
+    if message.startswith("Unexpected character"):  # xDSL shows it, raw
+        message = "unexpected character"
+    message = _MLIR_PARSE_MESSAGES.get(err.msg, message) or "parse error"
+    offset = err.span.start
+    if err.span.input.content != text:
+        offset = current
+    offset = min(max(offset, 0), len(text))
+    if offset == len(text) or (
+        message.lower().startswith("expected") and _starts_line(text, offset)
+    ):
+        offset = _after_previous_token(text, offset)
+    return offset, message
+
+
+def _starts_line(text: str, offset: int) -> bool:
+    """Whether only blanks precede `offset` on its line."""
+    line_start = max(text.rfind("\n", 0, offset), text.rfind("\r", 0, offset)) + 1
+    return not text[line_start:offset].strip(" \t")
+
+
+def _after_previous_token(text: str, offset: int) -> int:
+    """MLIR's `Parser::emitWrongTokenError` position: at the end of the input,
+    back up a character; then back over blanks, line ends and `//` comments to
+    just after the previous token. Input with nothing before keeps `offset`."""
+    original = offset
+    if offset == len(text) and offset > 0:
+        offset -= 1
+    before = text[:offset]
+    while True:
+        before = before.rstrip(" \t")
+        if not before:
+            return original
+        if before[-1] not in "\n\r":
+            return len(before)
+        before = before[:-1]
+        line_start = max(before.rfind("\n"), before.rfind("\r")) + 1
+        comment = before.find("//", line_start)
+        if comment >= 0:
+            before = before[:comment]
+
+
+def _format_parse_error(message: str, offset: int, source: _Source, text: str) -> str:
     """mlir-opt's shape: `file:line:col: error: message`, the line, a caret."""
-    start = err.span.start
-    where = source.location(start)
+    where = source.location(offset)
     line_start = source.line_starts[where.line - source.first_line]
     line_end = text.find("\n", line_start)
     line = text[line_start : line_end if line_end >= 0 else len(text)]
-    return f"{where}: error: {err.msg}\n{line}\n{' ' * (where.column - 1)}^"
+    return f"{where}: error: {message}\n{line}\n{' ' * (where.column - 1)}^"
 
 
 def location(op: Operation) -> Location:
@@ -589,10 +821,6 @@ def print_op_in_scope(op: Operation) -> str:
 # --- verification -----------------------------------------------------------
 
 
-def _op_label(op: Operation) -> str:
-    return f"'{operation_name(op).name}' op"
-
-
 def _structural_error(op: Operation) -> str | None:
     block = op.parent
     if block is None:
@@ -646,6 +874,8 @@ def verify(op: Operation, *, recursive: bool = True) -> Diagnostic | None:
 
     Unlike `Operation.verify`, the message names the failing op and its location
     only, never the printed module, so a failure costs no more than a success.
+    It is one line, as MLIR's are (xDSL's `... does not verify:` and its reason
+    are joined).
     """
     for current in _walk(op, recursive):
         message = _structural_error(current) or _empty_block_error(current)
@@ -653,14 +883,25 @@ def verify(op: Operation, *, recursive: bool = True) -> Diagnostic | None:
             try:
                 current.verify_()
             except VerifyException as err:
-                message = str(err)
+                message = _one_line(str(err))
             except Exception as err:  # a verifier that crashes still fails verification
-                message = f"verifier raised {type(err).__name__}: {err}"
+                message = _one_line(f"verifier raised {type(err).__name__}: {err}")
         if message is not None:
             return Diagnostic(
-                Severity.ERROR, f"{_op_label(current)} {message}", location(current)
+                Severity.ERROR, _op_message(current, message), location(current)
             )
     return None
+
+
+def _op_message(op: Operation, message: str) -> str:
+    """MLIR's `'<op>' op <message>`; xDSL verifiers that name the op themselves
+    (`'arith.index_cast' op ...`, `'tosa.add' ...`) are not named twice."""
+    name = f"'{operation_name(op).name}'"
+    if message.startswith(f"{name} op "):
+        message = message[len(name) + 4 :]
+    elif message.startswith(f"{name} "):
+        message = message[len(name) + 1 :]
+    return f"{name} op {message}"
 
 
 # --- change detection -------------------------------------------------------

@@ -97,6 +97,13 @@ class Pass:
         """
         return True
 
+    def unsafe_effect(self) -> str | None:
+        """What this pass, as configured, does beyond the IR that a pipeline from
+        an untrusted file must not trigger: start a program, read a file. None
+        (the default) for a pass that only transforms the IR; see
+        `passflow.trust`."""
+        return None
+
     def get_dependent_dialects(self) -> Iterable[str]:
         """Dialects this pass may create ops of; loaded before the run starts."""
         return self.dependent_dialects

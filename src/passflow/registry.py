@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
 
 from passflow.diagnostics import OptionError, RegistrationError
 from passflow.pass_base import Pass
+from passflow.trust import check_pass
 
 if TYPE_CHECKING:
     from passflow.manager import OpPassManager
@@ -57,6 +58,7 @@ class PassInfo:
         pass_ = self.factory()
         if options.strip():
             pass_.initialize_options(options)
+        check_pass(pass_)
         return pass_
 
 
@@ -81,6 +83,9 @@ class PipelineInfo:
 
 
 _passes: dict[str, PassInfo] = {}
+_xdsl_adapters: dict[str, PassInfo] = {}
+"""xDSL passes adapted on first use; kept apart from `_passes` so that what is
+listed as registered does not depend on what was looked up before."""
 _pipelines: dict[str, PipelineInfo] = {}
 _plugins_loaded = False
 
@@ -168,13 +173,13 @@ def _load_plugins() -> None:
 def lookup_pass(argument: str) -> PassInfo | None:
     """The pass registered as `argument`; xDSL's passes come in on first use."""
     _load_plugins()
-    found = _passes.get(argument)
+    found = _passes.get(argument) or _xdsl_adapters.get(argument)
     if found is None:
         from passflow.xdsl_passes import adapter_for
 
         adapter = adapter_for(argument)
         if adapter is not None:
-            found = _passes[argument] = PassInfo(
+            found = _xdsl_adapters[argument] = PassInfo(
                 argument, adapter, adapter, _origin(adapter.xdsl_class)
             )
     return found

@@ -26,15 +26,27 @@ from xdsl.irdl import IRDLOperation
 from xdsl.passes import ModulePass
 from xdsl.transforms import get_all_passes
 from xdsl.utils.arg_spec import parse_spec
+from xdsl.utils.diagnostic import Diagnostic as XDSLDiagnostic
+from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
 
-from passflow.diagnostics import OptionError
-from passflow.ir import ModuleOp, OperationName
+from passflow import ir
+from passflow.diagnostics import (
+    UNKNOWN_LOCATION,
+    Diagnostic,
+    Location,
+    OptionError,
+    Severity,
+)
+from passflow.ir import ModuleOp, Operation, OperationName
 from passflow.pass_base import OperationPass
 
 __all__ = [
+    "FAILURE_EXCEPTIONS",
     "NESTED_OK",
+    "UNSAFE_XDSL_PASSES",
     "XDSLPass",
     "adapter_for",
+    "failure_diagnostic",
     "has_body_region",
     "walks_only_its_op",
     "xdsl_pass_names",
@@ -76,6 +88,16 @@ deliberately left out: nested, they would break the IR or race.
 """
 
 
+FAILURE_EXCEPTIONS: tuple[type[Exception], ...] = (DiagnosticException, ParseError)
+"""The exceptions by which an xDSL pass says it failed, as MLIR's
+`signalPassFailure` after a diagnostic: `DiagnosticException` and its subclasses
+(`PassFailedException`, `VerifyException`, `InterpretationError`, ...), and a
+`ParseError` from text the pass parses (`apply-pdl{pdl_file=...}`). The adapter
+reports them as a failure with their message; any other exception is a bug in
+the pass and is reported as a crash, with its traceback.
+"""
+
+
 class XDSLPass(OperationPass):
     """A passflow pass running one xDSL `ModulePass` instance."""
 
@@ -93,6 +115,8 @@ class XDSLPass(OperationPass):
             self.xdsl_pass = self.xdsl_class.from_pass_spec(
                 parse_spec(f"{self.argument}{{{text}}}")
             )
+        except ArgSpecParseError as err:  # a BaseException: xDSL's spec syntax
+            raise OptionError(f"<Pass-Options-Parser>: {_spec_error(err)}") from None
         except Exception as err:
             raise OptionError(f"<Pass-Options-Parser>: {err}") from None
 
@@ -101,6 +125,15 @@ class XDSLPass(OperationPass):
             return ""
         spec = str(self.xdsl_pass.pipeline_pass_spec())
         return spec[len(self.argument) :]
+
+    def unsafe_effect(self) -> str | None:
+        entry = UNSAFE_XDSL_PASSES.get(self.argument)
+        if entry is None:
+            return None
+        option, effect = entry
+        if option is None or getattr(self.xdsl_pass, option, None) is not None:
+            return effect
+        return None
 
     def can_schedule_on(self, name: OperationName) -> bool:
         """Module passes on modules; nestable ones on any op with a `body` region
@@ -117,7 +150,12 @@ class XDSLPass(OperationPass):
             )
             self.signal_pass_failure()
             return
-        self.xdsl_pass.apply(self.get_context(), op)  # pyright: ignore[reportArgumentType]
+        try:
+            self.xdsl_pass.apply(self.get_context(), op)  # pyright: ignore[reportArgumentType]
+        except FAILURE_EXCEPTIONS as err:
+            # Emitted whole: `emit_error` would deliver it before its notes.
+            self._running_state().emit(failure_diagnostic(err, op))
+            self.signal_pass_failure()
 
     def clone(self) -> XDSLPass:
         new = super().clone()
@@ -128,9 +166,128 @@ class XDSLPass(OperationPass):
         return new
 
 
+def failure_diagnostic(err: Exception, op: Operation) -> Diagnostic:
+    """The error an xDSL pass's failure exception `err` stands for, when the pass
+    ran on `op`.
+
+    xDSL's `op.emit_error(message, exception)` (which the pattern walker also
+    uses for an exception raised by a pattern, "Error while applying pattern:
+    ...") names the op and the message in an `xdsl.utils.diagnostic.Diagnostic`
+    and raises the exception with the whole module printed into its notes. The
+    error is placed at the op it names, with its message; the printed module is
+    dropped. When xDSL named ops twice (the walker re-raising what a pattern's
+    own `emit_error` raised), the innermost naming, nearest the raise, wins: it
+    says what went wrong, the walker only where. An op the pass created has no
+    location of
+    its own: its nearest located ancestor, else `op`, stands in for it. Without
+    a named op, the message is the exception's at `op`. The exception's cause,
+    if any, is a note, and so is where a `ParseError` was in the text the pass
+    parsed.
+    """
+    named = _named_ops(err)
+    if named:
+        target, message = named[0]
+        diagnostic = Diagnostic(
+            Severity.ERROR, _one_line(message), _failure_location(target, op)
+        )
+        for other, text in named[1:]:
+            diagnostic.attach_note(_one_line(text), _failure_location(other, op))
+    else:
+        text = _one_line(err.msg if isinstance(err, ParseError) else str(err))
+        diagnostic = Diagnostic(
+            Severity.ERROR, text or type(err).__name__, ir.location(op)
+        )
+    if isinstance(err, ParseError):
+        where = err.span.get_location()
+        diagnostic.attach_note(
+            f"at {where.file}:{where.line}:{where.col} of the text the pass parsed"
+        )
+    cause = err.__cause__
+    if cause is not None:
+        text = _one_line(str(cause))
+        diagnostic.attach_note(
+            f"caused by {type(cause).__name__}" + (f": {text}" if text else "")
+        )
+    return diagnostic
+
+
+def _named_ops(err: Exception) -> list[tuple[Operation, str]]:
+    """The ops and messages of the innermost xDSL `Diagnostic` that raised
+    `err`, read from its traceback (xDSL keeps them nowhere else)."""
+    code = XDSLDiagnostic.raise_exception.__code__
+    found: XDSLDiagnostic | None = None
+    tb = err.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code is code:
+            candidate = tb.tb_frame.f_locals.get("self")
+            if isinstance(candidate, XDSLDiagnostic):
+                found = candidate
+        tb = tb.tb_next
+    if found is None:
+        return []
+    return [
+        (named, message)
+        for named, messages in found.op_messages.items()
+        for message in messages
+    ]
+
+
+def _failure_location(target: Operation, op: Operation) -> Location:
+    """Where `target` is, or its nearest located ancestor up to `op`, or `op`."""
+    current: Operation | None = target
+    while current is not None:
+        where = ir.location(current)
+        if where != UNKNOWN_LOCATION:
+            return where
+        if current is op:
+            break
+        current = current.parent_op()
+    return ir.location(op)
+
+
+def _spec_error(err: ArgSpecParseError) -> str:
+    """What xDSL's pass spec parser says is wrong: the last line of its message,
+    which first repeats the whole spec with a caret under the offending token."""
+    lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+    return lines[-1] if lines else "invalid pass options"
+
+
+def _one_line(message: str) -> str:
+    """xDSL's multi-line messages on one line, as MLIR's diagnostics are."""
+    if "\n" not in message and "\r" not in message:
+        return message
+    return " ".join(part.strip() for part in message.splitlines() if part.strip())
+
+
 @cache
 def _factories() -> dict[str, Callable[[], type[ModulePass]]]:
     return get_all_passes()
+
+
+UNSAFE_XDSL_PASSES: dict[str, tuple[str | None, str]] = {
+    "mlir-opt": (
+        None,
+        "starts the program named by its 'executable' option (mlir-opt by default)",
+    ),
+    "apply-eqsat-pdl": (
+        None,
+        "starts mlir-opt (XDSL_MLIR_OPT or PATH) to convert its patterns, and reads "
+        "the file named by its 'pdl_file' option",
+    ),
+    "apply-pdl": ("pdl_file", "reads the file named by its 'pdl_file' option"),
+    "apply-pdl-interp": (
+        "pdl_interp_file",
+        "reads the file named by its 'pdl_interp_file' option",
+    ),
+    "apply-eqsat-pdl-interp": (
+        "pdl_interp_file",
+        "reads the file named by its 'pdl_interp_file' option",
+    ),
+    "eqsat-add-costs": ("cost_file", "reads the file named by its 'cost_file' option"),
+}
+"""xDSL passes that reach outside the IR: name -> (the option that makes them do
+so, None if they always do; what they do). Reviewed from xDSL's sources; a test
+fails when an xDSL upgrade adds a pass that opens files or starts programs."""
 
 
 def xdsl_pass_names() -> list[str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import gc
+import io
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -55,6 +56,7 @@ from passflow.source_diagnostics import (
 from passflow.tools.action_options import action_session, add_action_flags
 from passflow.tools.command_line import CommandLineError, FlagParser, dashes
 from passflow.tools.remark_options import add_remark_flags, remark_session
+from passflow.trust import UnsafePassError, untrusted
 
 PROG = "passflow-opt"
 SPLIT_MARKER = "// -----"
@@ -165,6 +167,12 @@ def build_parser() -> FlagParser:
     flag(
         "--mlir-pass-pipeline-local-reproducer",
         help="make the reproducer replay only the failing pass",
+    )
+    flag(
+        "--allow-unsafe-passes",
+        help="let a reproducer's pipeline run passes that start programs or read "
+        "files (xDSL's mlir-opt, apply-pdl{pdl_file=...}, ...): only for files "
+        "you trust",
     )
     add(
         "--mlir-generate-reproducer",
@@ -402,6 +410,16 @@ class Reproduced:
     disable_threading: bool
 
 
+def reproducer_trust(
+    args: argparse.Namespace,
+) -> contextlib.AbstractContextManager[None]:
+    """While a reproducer is read and replayed, passes that start programs or
+    read files are refused (`passflow.trust`), unless `--allow-unsafe-passes`."""
+    if args.run_reproducer and not args.allow_unsafe_passes:
+        return untrusted("a reproducer")
+    return contextlib.nullcontext()
+
+
 def load_reproducer(top: ir.Operation) -> Reproduced | None:
     """The input's `mlir_reproducer` pipeline, if it has one; a malformed one raises
     (`PassflowError`), and the caller prints it raw, as mlir-opt does."""
@@ -518,7 +536,15 @@ def process_chunk(
             handler(problem)
             return None
     try:
-        reproduced = load_reproducer(top) if args.run_reproducer else None
+        with reproducer_trust(args):
+            reproduced = load_reproducer(top) if args.run_reproducer else None
+    except UnsafePassError as err:
+        refusal = Diagnostic(Severity.ERROR, str(err), ir.location(top))
+        refusal.attach_note(
+            "if you trust this file, pass --allow-unsafe-passes to run it anyway"
+        )
+        handler(refusal)
+        return None
     except PassflowError as err:
         sys.stderr.write(f"{err}\n")
         return None
@@ -547,12 +573,15 @@ def process_chunk(
     if reports.timing is not None:
         pm.enable_timing(reports.timing)
     try:
-        with action_session(args, pm), remark_session(args, pm):
+        with action_session(args, pm), remark_session(args, pm), reproducer_trust(args):
             pm.run(top)
     except PassPipelineError:
         return None
     with reports.timer("Output"):
-        output = ir.print_op(top, generic=args.mlir_print_op_generic) + "\n"
+        verified = (
+            pm.verify_each and not args.mlir_very_unsafe_disable_verifier_on_parsing
+        )
+        output = print_output(top, args.mlir_print_op_generic, verified)
     if args.mlir_generate_reproducer:
         pipeline = f"{pm.anchor}({','.join(str(p) for p in pm.passes)})"
         content = format_reproducer(
@@ -566,10 +595,34 @@ def process_chunk(
     return output + (f"\n{metadata}\n" if metadata else "")
 
 
+def print_output(top: ir.Operation, generic: bool, verified: bool) -> str:
+    """The output IR, as mlir-opt prints it: IR that does not verify (possible
+    only when the input or a pass went unverified) is printed in generic form,
+    which needs no invariant; so is IR whose custom printer fails on it."""
+    if not generic and not verified:
+        generic = ir.verify(top) is not None
+    try:
+        return ir.print_op(top, generic=generic) + "\n"
+    except Exception:  # a custom printer that trips over IR it did not expect
+        return ir.print_op(top, generic=True) + "\n"
+
+
 def read_input(path: str) -> tuple[str, str]:
+    """The input text and its name in diagnostics.
+
+    mlir-opt reads bytes, so a byte that is not UTF-8 is an error where the
+    lexer meets it (`unexpected character`), not a decoding exception: such a
+    byte reads as U+FFFD, which no token contains.
+    """
     if path == "-":
-        return sys.stdin.read(), "<stdin>"
-    with open(path) as stream:
+        buffer = getattr(sys.stdin, "buffer", None)
+        if buffer is None:  # a text stream put in place of stdin
+            return sys.stdin.read(), "<stdin>"
+        stream = io.TextIOWrapper(buffer, encoding="utf-8", errors="replace")
+        text = stream.read()
+        stream.detach()  # leave sys.stdin open
+        return text, "<stdin>"
+    with open(path, encoding="utf-8", errors="replace") as stream:
         return stream.read(), path
 
 
