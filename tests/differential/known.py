@@ -60,19 +60,20 @@ REGION_DCE = Cause(
     "docs/decisions.md, 'Built-in passes' (canonicalize region simplification)",
 )
 RISCV_CONSTANTS = Cause(
-    "canonicalize moves `rv32.get_register : !riscv.reg<zero>` (a register "
-    "read, not a movable constant) and the `riscv.mv` that uses it to the "
-    "region's entry",
-    "defect being fixed: canonicalize/cse RISC-V constant merging",
-    "issue 14 (canonicalize/cse: RISC-V constant merging)",
+    "canonicalize hoists an unallocated `rv32.li 0` to the region's entry (MLIR's "
+    "constant placement), where xDSL's LoadImmediate0 pattern rewrites it into a "
+    "read of the hard-wired zero register and a `riscv.mv`: same meaning, other "
+    "place; allocated registers never move",
+    "deliberate",
+    "docs/decisions.md, 'Built-in passes' (constants and values in registers)",
 )
 ADAPTER_MESSAGE = Cause(
     "the xDSL adapter reports the message xDSL attached to the failing op "
     "(`Error while interpreting op`, `Error allocating op`) and drops the "
     "exception's, which is the reason xdsl-opt prints first (`... does not yet "
     "support dynamic tile sizes`, `Out of registers.`)",
-    "defect in the adapter change under way: `failure_diagnostic` should keep "
-    "the exception's message (as the error, or as a note)",
+    "defect, not assigned: `failure_diagnostic` should keep the exception's "
+    "message (as the error, or as a note)",
     "src/passflow/xdsl_passes.py (failure_diagnostic)",
 )
 
