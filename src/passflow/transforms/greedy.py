@@ -44,7 +44,10 @@ from passflow.transforms._effects import (
     is_trivially_dead,
     is_uniquable_constant,
 )
-from passflow.transforms.region_simplify import simplify_regions
+from passflow.transforms.region_simplify import (
+    erase_unreachable_blocks,
+    simplify_regions,
+)
 
 __all__ = [
     "GreedyRewriteConfig",
@@ -258,7 +261,7 @@ class _RegionDriver:
                 break
             self.worklist = Worklist()
             self.constants = _ConstantTable()
-            changing = _erase_unreachable_blocks(self.region, self.rewriter)
+            changing = erase_unreachable_blocks(self.region, self.rewriter)
             self._seed()
             changing = self._process() or changing
             if self.config.region_simplify is not RegionSimplify.DISABLED:
@@ -450,39 +453,3 @@ class _RegionDriver:
         return simplify_regions(
             self.region, "aggressive" if aggressive else "normal", self.rewriter
         )
-
-
-def _reachable(entry: Block) -> set[Block]:
-    seen = {entry}
-    stack = [entry]
-    while stack:
-        block = stack.pop()
-        last = block.last_op
-        for successor in () if last is None else last.successors:
-            if successor not in seen:
-                seen.add(successor)
-                stack.append(successor)
-    return seen
-
-
-def _erase_unreachable_blocks(region: Region, rewriter: PatternRewriter) -> bool:
-    """Erase the blocks no path from their region's entry reaches, in `region` and
-    every region nested in it (MLIR's eraseUnreachableBlocks)."""
-    erased = False
-    worklist = [region]
-    while worklist:
-        current = worklist.pop()
-        entry = current.first_block
-        if entry is None:
-            continue
-        reachable = _reachable(entry) if entry.next_block is not None else {entry}
-        for block in list(current.blocks):
-            if block not in reachable:
-                for op in reversed(list(block.ops)):
-                    rewriter.handle_operation_removal(op)
-                current.erase_block(block, safe_erase=False)
-                erased = True
-                continue
-            for op in block.ops:
-                worklist.extend(op.regions)
-    return erased
