@@ -104,6 +104,22 @@ class EmitErrorPass(ModulePass):
 
 
 @dataclass(frozen=True)
+class InterpretPass(ModulePass):
+    """Names the op with a generic message and raises the reason, as xDSL's
+    transform interpreter does."""
+
+    name = "test-interpret"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for child in op.walk():
+            if isinstance(child, arith.AddiOp):
+                child.emit_error(
+                    "Error while interpreting op",
+                    InterpretationError("tile sizes must be static"),
+                )
+
+
+@dataclass(frozen=True)
 class NewOpFailPass(ModulePass):
     """Fails on an op it created itself, which has no location of its own."""
 
@@ -219,6 +235,18 @@ def test_emit_error_names_the_op_and_the_message(parse: Parse) -> None:
     (diagnostic,) = run_failing(parse(INPUT), EmitErrorPass)
     assert str(diagnostic) == "input.mlir:2:3: error: constant out of policy"
     assert "func.func" not in str(diagnostic)  # never xDSL's printed module
+
+
+def test_the_exceptions_reason_is_the_error_and_the_ops_message_a_note(
+    parse: Parse,
+) -> None:
+    # xdsl-opt prints the exception's message first; the op's message, which
+    # does not carry it, says only where.
+    (diagnostic,) = run_failing(parse(INPUT), InterpretPass)
+    assert str(diagnostic) == (
+        "input.mlir:3:3: error: tile sizes must be static\n"
+        "input.mlir:3:3: note: Error while interpreting op"
+    )
 
 
 def test_an_op_the_pass_created_is_located_at_its_parent(parse: Parse) -> None:

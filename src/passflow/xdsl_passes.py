@@ -174,29 +174,27 @@ def failure_diagnostic(err: Exception, op: Operation) -> Diagnostic:
     uses for an exception raised by a pattern, "Error while applying pattern:
     ...") names the op and the message in an `xdsl.utils.diagnostic.Diagnostic`
     and raises the exception with the whole module printed into its notes. The
-    error is placed at the op it names, with its message; the printed module is
-    dropped. When xDSL named ops twice (the walker re-raising what a pattern's
-    own `emit_error` raised), the innermost naming, nearest the raise, wins: it
-    says what went wrong, the walker only where. An op the pass created has no
-    location of
-    its own: its nearest located ancestor, else `op`, stands in for it. Without
-    a named op, the message is the exception's at `op`. The exception's cause,
-    if any, is a note, and so is where a `ParseError` was in the text the pass
-    parsed.
+    error is placed at the op it names; the printed module is dropped. Its
+    message is the exception's, the reason xdsl-opt prints first, unless the
+    op's message already carries it (`Error while applying pattern: <reason>`);
+    an op message that does not (`Error while interpreting op`) becomes a note
+    at that op. When xDSL named ops twice (the walker re-raising what a
+    pattern's own `emit_error` raised), the innermost naming, nearest the raise,
+    places the error; the others are notes. An op the pass created has no
+    location of its own: its nearest located ancestor, else `op`, stands in for
+    it. Without a named op, the error is at `op`. The exception's cause, if any,
+    is a note, and so is where a `ParseError` was in the text the pass parsed.
     """
-    named = _named_ops(err)
-    if named:
-        target, message = named[0]
-        diagnostic = Diagnostic(
-            Severity.ERROR, _one_line(message), _failure_location(target, op)
-        )
-        for other, text in named[1:]:
-            diagnostic.attach_note(_one_line(text), _failure_location(other, op))
+    reason = _one_line(err.msg if isinstance(err, ParseError) else str(err))
+    named = [(target, _one_line(text)) for target, text in _named_ops(err)]
+    if named and (not reason or reason in named[0][1]):
+        target, message = named.pop(0)
+        diagnostic = Diagnostic(Severity.ERROR, message, _failure_location(target, op))
     else:
-        text = _one_line(err.msg if isinstance(err, ParseError) else str(err))
-        diagnostic = Diagnostic(
-            Severity.ERROR, text or type(err).__name__, ir.location(op)
-        )
+        where = _failure_location(named[0][0], op) if named else ir.location(op)
+        diagnostic = Diagnostic(Severity.ERROR, reason or type(err).__name__, where)
+    for other, text in named:
+        diagnostic.attach_note(text, _failure_location(other, op))
     if isinstance(err, ParseError):
         where = err.span.get_location()
         diagnostic.attach_note(
