@@ -102,6 +102,22 @@ def test_verify_reports_the_failing_op_compactly(parse: Parse) -> None:
     assert ir.verify(module, recursive=False) is None
 
 
+def test_verify_runs_verifiers_that_override_verify(parse: Parse) -> None:
+    # xDSL's llvm.trunc checks its widths in `verify`, not `verify_`.
+    module = parse(
+        "func.func @f(%a: i32) -> i64 {\n"
+        "  %0 = llvm.trunc %a : i32 to i64\n"
+        "  func.return %0 : i64\n"
+        "}\n"
+    )
+    problem = ir.verify(module)
+    assert problem is not None
+    assert str(problem) == (
+        "input.mlir:2:3: error: 'llvm.trunc' op invalid cast opcode for cast "
+        "from i32 to i64"
+    )
+
+
 def test_verify_accepts_valid_ir(parse: Parse) -> None:
     assert ir.verify(parse(TEXT)) is None
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 
 import pytest
+from xdsl.dialects import test as xdsl_test
 from xdsl.dialects.builtin import StringAttr
 from xdsl.traits import SymbolOpInterface
 
@@ -61,6 +62,25 @@ def test_test_symbol_is_a_registered_symbol_with_properties() -> None:
     assert ir.print_op(op) == '"test.symbol"() <{sym_name = "foo"}> : () -> ()'
     assert ir.verify(module) is None
     assert "test.symbol" in {o.name for o in test_dialect.DIALECT.operations}
+
+
+def test_xdsls_test_ops_keep_their_traits() -> None:
+    # xDSL's own tests use these ops; passes must see their traits, so an unused
+    # pure op or memory read is erased (as in MLIR) while the memory write and the
+    # trait-less test.op stay.
+    text = (
+        '%a = "test.pureop"() : () -> i32\n'
+        '%b = "test.op_with_memread"() : () -> i32\n'
+        '%w = "test.op_with_memwrite"() : () -> i32\n'
+        '%c = "test.op"() : () -> !test.reg<x0>\n'
+    )
+    module = _run("builtin.module(canonicalize)", text)
+    names = [ir.operation_name(op).name for op in module.body.block.ops]
+    assert names == ["test.op_with_memwrite", "test.op"]
+    writes, unknown = module.body.block.ops
+    assert isinstance(writes, xdsl_test.TestWriteOp)
+    assert not ir.operation_name(unknown).is_registered
+    assert isinstance(unknown.results[0].type, xdsl_test.TestRegisterType)
 
 
 def test_test_call_must_name_a_function() -> None:

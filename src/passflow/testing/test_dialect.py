@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from xdsl.dialects import test as xdsl_test
 from xdsl.dialects.builtin import (
     I32,
     FlatSymbolRefAttrConstr,
@@ -382,6 +383,25 @@ def generated_patterns(op: Operation) -> Sequence[RewritePattern]:
     return _BY_ROOT.get(type(op), ())
 
 
+XDSL_TEST_OPS: tuple[type[IRDLOperation], ...] = (
+    xdsl_test.TestTermOp,
+    xdsl_test.TestPureOp,
+    xdsl_test.TestReadOp,
+    xdsl_test.TestWriteOp,
+    xdsl_test.TestSymbolOp,
+    xdsl_test.TestAllocatableOp,
+)
+"""xDSL's `test` ops, which xDSL's own tests use: ops with one trait each (a
+terminator, a pure op, a memory read or write, a symbol, an op with allocatable
+registers), as xDSL's `test` dialect registers them. Their names are not MLIR's, so they clash with nothing
+mlir-opt's tests rely on. xDSL's trait-less `test.op` is left out: in MLIR's
+`test` dialect that name is an unregistered op, and MLIR's tests depend on it
+being one (a pass cannot be scheduled on it)."""
+
+XDSL_TEST_ATTRIBUTES = (xdsl_test.TestType, xdsl_test.TestRegisterType)
+"""xDSL's `!test.type<"...">` and register type `!test.reg<...>`."""
+
+
 DIALECT = Dialect(
     "test",
     [
@@ -400,8 +420,10 @@ DIALECT = Dialect(
         OpK,
         OpN,
         OpO,
+        *XDSL_TEST_OPS,
     ],
-    [],
+    list(XDSL_TEST_ATTRIBUTES),
     [AllowsUnknownOperations()],
 )
-"""MLIR's `test` dialect as passflow knows it; it allows unknown operations."""
+"""MLIR's `test` dialect as passflow knows it, with xDSL's test ops; it allows
+unknown operations."""
