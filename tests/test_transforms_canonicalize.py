@@ -442,3 +442,32 @@ def test_a_declared_folder_that_does_not_fold_is_no_folder() -> None:
     "test.op"(%a, %b) : (!bigint.bigint, !bigint.bigint) -> ()
     """
     assert normalized(canonicalize(text, anchor="builtin.module")) == normalized(text)
+
+
+# A cycle of blocks that only branch on: collapsing one branch re-enables the
+# next, forever, without MLIR's cycle check (xdsl-opt never returns on this).
+PASS_THROUGH_CYCLE = """
+func.func @f(%c: i1) {
+  cf.cond_br %c, ^bb1, ^bb3
+^bb1:
+  cf.br ^bb2
+^bb2:
+  cf.br ^bb1
+^bb3:
+  cf.br ^bb4
+^bb4:
+  func.return
+}
+"""
+
+
+def test_branches_into_a_pass_through_cycle_are_not_collapsed() -> None:
+    # With a rewrite budget, a looping canonicalizer runs out of iterations and
+    # test-convergence fails; MLIR's check lets it converge.
+    result = canonicalize(
+        PASS_THROUGH_CYCLE, "max-num-rewrites=100 test-convergence=true"
+    )
+    text = ir.print_op(result)
+    assert "cf.cond_br %c, ^bb1, ^bb2" in text
+    assert "^bb1:\n    cf.br ^bb1" in text
+    assert "^bb2:\n    func.return" in text

@@ -11,6 +11,7 @@ from xdsl.traits import HasCanonicalizationPatternsTrait
 from passflow.options import ListOption, Option
 from passflow.pass_base import OperationPass
 from passflow.registry import register_pass
+from passflow.transforms._pass_through_cycles import guard_pass_through
 from passflow.transforms.greedy import (
     GreedyRewriteConfig,
     PatternSet,
@@ -106,7 +107,7 @@ class _PatternFilter:
 
     def _patterns_of(self, op: Operation) -> Sequence[RewritePattern]:
         return [
-            pattern
+            guard_pass_through(pattern)
             for trait in op.get_traits_of_type(HasCanonicalizationPatternsTrait)
             for pattern in trait.get_patterns(type(op))
             if self._allowed(type(pattern).__name__)
