@@ -33,7 +33,6 @@ from passflow.actions import (
     LocationFilterError,
     PassExecutionAction,
     describe_ir_unit,
-    parse_llvm_integer,
     parse_location_filter,
 )
 from passflow.execution import ChildExecutor, ThreadExecutor
@@ -457,29 +456,6 @@ def test_counter_as_a_gate_logs_skipped_actions(parse: Parse) -> None:
         "completed `pass-execution`",
     ]
     assert Touch.ran == []
-
-
-@pytest.mark.parametrize(
-    ("text", "value"),
-    [
-        ("12", 12),
-        ("-3", -3),
-        ("0x1F", 31),
-        ("0b101", 5),
-        ("017", 15),
-        ("0o17", 15),
-        ("0", 0),
-        ("", None),
-        ("-", None),
-        ("1x", None),
-        ("08", None),
-        ("+1", None),
-        (" 1", None),
-        (str(2**63), None),
-    ],
-)
-def test_llvm_integers(text: str, value: int | None) -> None:
-    assert parse_llvm_integer(text) == value
 
 
 # --- location filters ------------------------------------------------------------

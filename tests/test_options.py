@@ -562,6 +562,7 @@ def cl_error(option: str, message: str) -> str:
             "-9223372036854775809",
             "09",
             "0O17",
+            "1" * 5000,
             "0b",
             "0x",
             "1a",

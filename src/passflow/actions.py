@@ -40,6 +40,7 @@ from xdsl.printer import Printer
 from passflow import ir
 from passflow.diagnostics import PassflowError
 from passflow.ir import Operation
+from passflow.llvm_integers import parse_llvm_integer
 
 if TYPE_CHECKING:
     from passflow.pass_base import Pass
@@ -60,7 +61,6 @@ __all__ = [
     "LocationFilterError",
     "PassExecutionAction",
     "describe_ir_unit",
-    "parse_llvm_integer",
     "parse_location_filter",
     "thread_name",
 ]
@@ -249,35 +249,6 @@ class LocationBreakpointManager:
                 if breakpoint is not None and breakpoint.enabled:
                     return breakpoint
         return None
-
-
-def parse_llvm_integer(text: str) -> int | None:
-    """An integer as LLVM's `StringRef::getAsInteger(0, ...)` reads it, or None.
-
-    The radix is sensed from the prefix (`0x` hex, `0b` binary, `0o` or a leading
-    `0` octal, else decimal), a leading `-` negates, and the whole text must be
-    consumed; out of int64 range is a failure too.
-    """
-    negative = text.startswith("-")
-    digits = text[1:] if negative else text
-    radix = 10
-    lowered = digits[:2].lower()
-    if lowered == "0x":
-        radix, digits = 16, digits[2:]
-    elif lowered == "0b":
-        radix, digits = 2, digits[2:]
-    elif lowered == "0o":
-        radix, digits = 8, digits[2:]
-    elif len(digits) > 1 and digits[0] == "0" and digits[1].isdigit():
-        radix, digits = 8, digits[1:]
-    valid = "0123456789abcdef"[:radix]
-    if not digits or any(c.lower() not in valid for c in digits):
-        return None
-    value = int(digits, radix)
-    value = -value if negative else value
-    if not -(2**63) <= value < 2**63:
-        return None
-    return value
 
 
 def _rsplit(text: str) -> tuple[str, str]:

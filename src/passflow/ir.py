@@ -15,6 +15,7 @@ import functools
 import importlib
 import io
 import re
+import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -26,8 +27,10 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     CallSiteLoc,
     FileLineColLoc,
+    FloatAttr,
     FusedLoc,
     IntAttr,
+    IntegerAttr,
     LocationAttr,
     ModuleOp,
     NameLoc,
@@ -65,7 +68,7 @@ from xdsl.utils.exceptions import (
     VerifyException,
 )
 from xdsl.utils.lexer import Input, Span, Token
-from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
+from xdsl.utils.mlir_lexer import MLIRLexer, MLIRToken, MLIRTokenKind
 
 from passflow.diagnostics import (
     UNKNOWN_LOCATION,
@@ -350,6 +353,22 @@ class _Lexer(MLIRLexer):
         r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"'
     )
 
+    def lex(self) -> MLIRToken:
+        """The next token; a decimal integer too long for Python to convert
+        (`sys.get_int_max_str_digits`) is refused here, with MLIR's message."""
+        token = super().lex()
+        if (
+            token.kind is MLIRTokenKind.INTEGER_LIT
+            and len(token.text) > _MAX_DECIMAL_DIGITS
+            and token.text[:2] not in ("0x", "0X")
+        ):
+            raise ParseError(token.span, "integer constant out of range for attribute")
+        return token
+
+
+_MAX_DECIMAL_DIGITS = sys.get_int_max_str_digits() or sys.maxsize
+"""Python refuses longer decimal strings (a guard against quadratic conversion)."""
+
 
 @dataclass(eq=False)
 class _OpInProgress:
@@ -413,6 +432,19 @@ class _LocatingParser(Parser):
             [span for spans in self.forward_block_references.values() for span in spans]
         )
         return module
+
+    def parse_optional_builtin_int_or_float_attr(
+        self,
+    ) -> IntegerAttr | FloatAttr | None:
+        """xDSL's, with MLIR's error for a hexadecimal float literal wider than
+        its type (xDSL's conversion raises `OverflowError`)."""
+        token = self._current_token
+        try:
+            return super().parse_optional_builtin_int_or_float_attr()
+        except OverflowError:
+            raise ParseError(
+                token.span, "hexadecimal float constant out of range for type"
+            ) from None
 
     def resolve_operand(
         self, operand: UnresolvedOperand, type: AttributeInvT
@@ -607,6 +639,9 @@ def _raise_undefined_block(uses: Sequence[Span[str] | Span[bytes]]) -> None:
 _NO_CUSTOM_FORMAT = "Operation {} does not have a custom format."
 """xDSL's error for an op in custom form whose class has none."""
 
+_INTEGER_OUT_OF_RANGE = re.compile(r"Integer value -?\d+ is out of range for type ")
+"""xDSL's message for a literal its integer type cannot hold."""
+
 _MLIR_PARSE_MESSAGES = {
     # xDSL's context with no message, where a region's next token is neither an
     # op, a block label nor `}`; MLIR tries to parse an op there.
@@ -686,6 +721,8 @@ def _parse_error_position(err: ParseError, current: int, text: str) -> tuple[int
     message = _one_line(err.msg)
     if message.startswith("Unexpected character"):  # xDSL shows it, raw
         message = "unexpected character"
+    elif _INTEGER_OUT_OF_RANGE.match(message):
+        message = "integer constant out of range for attribute"
     message = _MLIR_PARSE_MESSAGES.get(err.msg, message) or "parse error"
     offset = err.span.start
     if err.span.input.content != text:

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, overload
 from weakref import WeakKeyDictionary
 
 from passflow.diagnostics import OptionError, PassflowError, RegistrationError
+from passflow.llvm_integers import parse_llvm_integer
 
 __all__ = [
     "BOOL",
@@ -143,7 +144,7 @@ class IntType(ValueType[int]):
         self.maximum = maximum
 
     def parse(self, text: str, error: OptionErrorFactory) -> int:
-        value = _parse_llvm_integer(text, signed=self.minimum < 0)
+        value = parse_llvm_integer(text, signed=self.minimum < 0)
         if value is None or not self.minimum <= value <= self.maximum:
             raise error(f"'{text}' value invalid for {self.cl_name} argument!")
         return value
@@ -844,42 +845,6 @@ class OptionsStructType(ValueType[PO]):
 
 
 # --- llvm number syntax --------------------------------------------------------
-
-
-def _parse_llvm_integer(text: str, *, signed: bool) -> int | None:
-    """`StringRef::getAsInteger` with radix 0, before the C type's range check.
-
-    None when the text is not entirely one integer or its magnitude exceeds 64 bits;
-    a negative value's magnitude may reach 2**63 (`LLONG_MIN`).
-    """
-    negative = signed and text.startswith("-")
-    digits, radix = _auto_radix(text[1:] if negative else text)
-    allowed = _DIGITS[:radix]
-    if not digits or not all(c.isascii() and c.lower() in allowed for c in digits):
-        return None
-    magnitude = int(digits, radix)
-    if magnitude >= 2**64 or (
-        signed and magnitude > (2**63 if negative else 2**63 - 1)
-    ):
-        return None
-    return -magnitude if negative else magnitude
-
-
-_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
-
-
-def _auto_radix(text: str) -> tuple[str, int]:
-    """llvm's `GetAutoSenseRadix`: the digits after the prefix, and their radix."""
-    prefix = text[:2]
-    if prefix in ("0x", "0X"):
-        return text[2:], 16
-    if prefix in ("0b", "0B"):
-        return text[2:], 2
-    if prefix == "0o":
-        return text[2:], 8
-    if len(text) > 1 and text[0] == "0" and text[1] in "0123456789":
-        return text[1:], 8
-    return text, 10
 
 
 # What C's strtod consumes (after leading whitespace); the whole text must match.

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import gc
 import io
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -615,6 +617,8 @@ def read_input(path: str) -> tuple[str, str]:
     byte reads as U+FFFD, which no token contains.
     """
     if path == "-":
+        if sys.stdin is None or sys.stdin.closed:  # started with stdin closed
+            raise OSError(errno.EBADF, os.strerror(errno.EBADF))
         buffer = getattr(sys.stdin, "buffer", None)
         if buffer is None:  # a text stream put in place of stdin
             return sys.stdin.read(), "<stdin>"
@@ -661,10 +665,9 @@ def run(inv: Invocation) -> int:
     registry.load_plugins()  # before timing starts: mlir-opt registers passes first
     try:
         text, name = read_input(args.input)
-    except OSError as err:
-        raise UsageError(
-            f"could not open input file '{args.input}': {err.strerror}"
-        ) from None
+    except OSError as err:  # mlir-opt's message, without a program name
+        sys.stderr.write(f"cannot open input file '{args.input}': {err.strerror}\n")
+        return 1
     printer = SourceDiagnosticPrinter(sys.stderr, name, text)
     reports = Reports(
         TimingManager(args.mlir_timing_display, args.mlir_output_format)

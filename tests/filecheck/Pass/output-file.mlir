@@ -18,7 +18,7 @@
 // RUN: passflow-opt --mlir-print-op-generic < %s | filecheck --check-prefix=GENERIC %s
 
 // OK: func.func @keep()
-// MISSING: passflow-opt: could not open input file '{{.*}}missing': No such file or directory
+// MISSING: cannot open input file '{{.*}}missing': No such file or directory
 // FLAG: passflow-opt: Unknown command line argument '--no-such-flag'.
 // GENERIC: "func.func"() <{sym_name = "keep", function_type = () -> ()}> ({
 // GENERIC: "func.return"() : () -> ()
