@@ -211,12 +211,15 @@ def passes_in_order(managers: Sequence[OpPassManager]) -> Iterator[Pass]:
     """
     from passflow.manager import OpToOpPassAdaptor
 
-    for pm in managers:
-        for pass_ in pm.passes:
-            if isinstance(pass_, OpToOpPassAdaptor):
-                yield from passes_in_order(pass_.managers)
-            else:
-                yield pass_
+    stack: list[Iterator[Pass]] = [iter(pm.passes) for pm in reversed(managers)]
+    while stack:
+        pass_ = next(stack[-1], None)
+        if pass_ is None:
+            stack.pop()
+        elif isinstance(pass_, OpToOpPassAdaptor):
+            stack.extend(iter(pm.passes) for pm in reversed(pass_.managers))
+        else:
+            yield pass_
 
 
 StatisticDeltas = list[tuple[int, dict[str, int]]]

@@ -166,12 +166,14 @@ class _Context(Context):
     def get_optional_op(
         self, name: str, *, dialect_stack: Sequence[str] = ()
     ) -> type[Operation] | None:
-        found = super().get_optional_op(name, dialect_stack=dialect_stack)
-        if found is None and "." in name:
+        if "." in name:
             dialect = self.get_optional_dialect(name.split(".", 1)[0])
             if dialect is not None and dialect.has_interface(AllowsUnknownOperations):
-                found = _unknown_op(name)
-        return found
+                # A name in such a dialect is that dialect's, known or not, as in
+                # MLIR; xDSL would also try it under each enclosing op's dialect,
+                # which costs the nesting depth for every op.
+                return super().get_optional_op(name) or _unknown_op(name)
+        return super().get_optional_op(name, dialect_stack=dialect_stack)
 
     def clone(self) -> Context:
         # xDSL's clone builds a plain Context; keep the rule above in the copy.
@@ -614,6 +616,8 @@ def _failure_message(err: Exception) -> str:
     what is wrong; anything else is a bug in xDSL or a dialect, and its type is
     kept so the message still means something.
     """
+    if isinstance(err, RecursionError):
+        return "nested too deeply to parse: the recursion limit was reached"
     text = _one_line(str(err))
     if isinstance(err, (DiagnosticException, ValueError)) and text:
         return text
@@ -898,12 +902,18 @@ def _empty_block_error(op: Operation) -> str | None:
 
 
 def _walk(op: Operation, recursive: bool) -> Iterator[Operation]:
-    yield op
-    if recursive:
-        for region in op.regions:
-            for block in region.blocks:
-                for child in block.ops:
-                    yield from _walk(child, True)
+    """`op`, then (if `recursive`) every op nested in it, in pre-order; the
+    stack is explicit, so any depth costs linear time."""
+    if not recursive:
+        yield op
+        return
+    stack = [op]
+    while stack:
+        current = stack.pop()
+        yield current
+        for region in reversed(current.regions):
+            for block in reversed(region.blocks):
+                stack.extend(reversed(block.ops))
 
 
 def verify(op: Operation, *, recursive: bool = True) -> Diagnostic | None:

@@ -642,8 +642,14 @@ class PassManager(OpPassManager):
 
 
 def _pass_identities(pm: OpPassManager) -> Iterator[int]:
-    for p in pm.passes:
+    """Every pass of `pm`'s tree, in pre-order; iterative, so nesting of any
+    depth costs linear time (a `yield from` chain would cost its depth per pass)."""
+    stack: list[Iterator[Pass]] = [iter(pm.passes)]
+    while stack:
+        p = next(stack[-1], None)
+        if p is None:
+            stack.pop()
+            continue
         yield id(p)
         if isinstance(p, OpToOpPassAdaptor):
-            for nested in p.managers:
-                yield from _pass_identities(nested)
+            stack.extend(iter(nested.passes) for nested in reversed(p.managers))

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from passflow.registry import PassInfo, PipelineInfo
 
 __all__ = [
+    "MAX_NESTING",
     "PipelineElement",
     "add_pass_flag",
     "format_elements",
@@ -52,6 +53,12 @@ _MISSING_BRACE = "missing closing '}' while processing pass options"
 _EXTRA_PAREN = "encountered extra closing ')' creating unbalanced parentheses while parsing pipeline"
 _EXPECTED_COMMA = "expected ',' after parsing pipeline"
 _UNBALANCED = "encountered unbalanced parentheses while parsing pipeline"
+
+MAX_NESTING = 20_000
+"""The deepest pipeline nesting accepted, the anchor's level included: the depth
+mlir-opt was measured to handle. Deeper text is a parse error; up to it,
+building and running stay within `passflow.deep_stack`'s limits."""
+_TOO_DEEP = f"pipeline nested more than {MAX_NESTING} levels deep"
 
 
 @dataclass(frozen=True)
@@ -157,6 +164,8 @@ class _StructureScanner:
         if text[separator] == "{":
             self._scan_options(element)
         elif text[separator] == "(":
+            if len(self.stack) >= MAX_NESTING:  # the anchor's level counts too
+                raise self._error(_TOO_DEEP, separator)
             element.inner = []
             self.stack.append(element.inner)
             self.pos = separator + 1
