@@ -634,10 +634,14 @@ class PassManager(OpPassManager):
             verify_each=self.verify_each,
         )
         ok = False
+        interrupted = False
         try:
             ok = run_pipeline(self, op, am, state, None)
+        except KeyboardInterrupt:
+            interrupted = True
+            raise
         finally:
-            reproducer.end_run(failed=not ok)
+            reproducer.end_run(failed=not ok, interrupted=interrupted)
         return ok
 
 

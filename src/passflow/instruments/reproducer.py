@@ -192,9 +192,12 @@ class CrashReproducer(PassInstrumentation):
                 ir.print_op(top), f"{ir.operation_name(top).name}({pipeline})"
             )
 
-    def end_run(self, failed: bool) -> None:
-        """End of the run; a failure no hook saw (a crash) still gets its file."""
-        if failed and not self._done and self._top is not None:
+    def end_run(self, failed: bool, *, interrupted: bool = False) -> None:
+        """End of the run; a failure no hook saw (a crash) still gets its file,
+        and so does an interrupted run, whose file says it was interrupted."""
+        if interrupted and not self._done and self._top is not None:
+            self._finalize(interrupted=True)
+        elif failed and not self._done and self._top is not None:
             self._finalize()
         self._running.clear()
         self._stack.clear()
@@ -244,34 +247,61 @@ class CrashReproducer(PassInstrumentation):
         inner = "".join(f"{n}(" for n in names) + str(pass_) + ")" * len(names)
         return f"{ir.operation_name(self._top).name}({inner})"
 
-    def _finalize(self, at: Operation | None = None) -> None:
+    def _finalize(
+        self, at: Operation | None = None, *, interrupted: bool = False
+    ) -> None:
         self._done = True
         context = self._stack[-1] if self.local and self._stack else self._global
         if context is None:
             return
+        running = [_describe(p, o) for p, o in self._running.values()]
+        executing = (
+            (running[-1] if running else "")
+            if self.local
+            else f"[{', '.join(running)}]"
+        )
+        comment = "\n".join(self._crashes)
+        if interrupted:
+            comment = _INTERRUPTED.format(executing=executing)
         content = format_reproducer(
             context.op_text,
             context.pipeline,
             disable_threading=self._disable_threading,
             verify_each=self._verify_each,
-            comment="\n".join(self._crashes),
+            comment=comment,
         )
         problem = write_reproducer(self.target, content)
         where = self.target if isinstance(self.target, str) else "<stream>"
         outcome = problem or f"reproducer generated at `{where}`"
-        running = [_describe(p, o) for p, o in self._running.values()]
-        if self.local:
-            note = f"Pipeline failed while executing {running[-1] if running else ''}: {outcome}"
-        else:
-            note = f"Pipeline failed while executing [{', '.join(running)}]: {outcome}"
+        location = (
+            ir.location(at or self._top) if self._top is not None else UNKNOWN_LOCATION
+        )
+        if interrupted:  # no failure to report: say only where the file is
+            if self._emit is not None:
+                self._emit(
+                    Diagnostic(
+                        Severity.NOTE,
+                        f"interrupted while executing {executing}: {outcome}",
+                        location,
+                    )
+                )
+            return
+        note = f"Pipeline failed while executing {executing}: {outcome}"
         diagnostic = Diagnostic(
             Severity.ERROR,
             "Failures have been detected while processing an MLIR pass pipeline",
-            ir.location(at or self._top) if self._top is not None else UNKNOWN_LOCATION,
+            location,
         )
         diagnostic.attach_note(note)
         if self._emit is not None:
             self._emit(diagnostic)
+
+
+_INTERRUPTED = """\
+This reproducer was written because the run was interrupted (Ctrl-C), not
+because a pass failed: it was executing {executing}.
+Replaying it runs the whole pipeline on the input the run started with; that
+need not fail (exit status 0 if every pass succeeds)."""
 
 
 def _is_adaptor(pass_: Pass) -> bool:
