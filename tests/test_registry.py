@@ -3,6 +3,7 @@ duplicates and entry-point plugins."""
 
 from __future__ import annotations
 
+import tracemalloc
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -184,3 +185,19 @@ def test_textual_nested_pipeline_expands_a_registered_pipeline() -> None:
         "builtin.module(builtin.module(test-module-pass,func.func(test-function-pass)),"
         "func.func(test-function-pass))"
     )
+
+
+def test_looking_up_unknown_names_keeps_no_memory() -> None:
+    # A reproducer or fuzzer may name any number of passes that do not exist;
+    # only xDSL's own names are cached.
+    assert registry.lookup_pass("cse") is not None
+    assert registry.lookup_pass("convert-scf-to-cf") is not None  # xDSL's
+    tracemalloc.start()
+    try:
+        before, _ = tracemalloc.get_traced_memory()
+        for i in range(20_000):
+            assert registry.lookup_pass(f"no-such-pass-{i}") is None
+        after, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert after - before < 64 * 1024

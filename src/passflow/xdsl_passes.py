@@ -293,13 +293,19 @@ def xdsl_pass_names() -> list[str]:
     return sorted(_factories())
 
 
-@cache
 def adapter_for(name: str) -> type[XDSLPass] | None:
-    """A passflow pass class wrapping xDSL's pass `name`, or None if there is none."""
-    factory = _factories().get(name)
-    if factory is None:
+    """A passflow pass class wrapping xDSL's pass `name`, or None if there is none.
+
+    Only names xDSL has reach the cache, so looking up any number of unknown
+    names (a fuzzer, a hostile reproducer) costs no memory."""
+    if name not in _factories():
         return None
-    xdsl_class = factory()
+    return _adapter_for_known(name)
+
+
+@cache
+def _adapter_for_known(name: str) -> type[XDSLPass]:
+    xdsl_class = _factories()[name]()
     summary = (xdsl_class.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
     attrs: dict[str, object] = {
         "argument": name,
