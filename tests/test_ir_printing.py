@@ -361,6 +361,29 @@ def test_tree_dir_errors_are_reported_and_the_dump_skipped(
     )
 
 
+def test_tree_dir_file_names_never_hold_separators_or_nul(
+    parse: Parse, tmp_path: Path
+) -> None:
+    # A symbol name may hold any byte; the OS refuses NUL in a path, which used
+    # to abort the whole run.
+    module = parse(
+        'func.func @"a\\00b/c\\\\d"() {\n  func.return\n}\n'
+        "func.func @ok() {\n  func.return\n}\n"
+    )
+    pm = PassManager()
+    pm.nest("func.func").add(CSE())
+    _, ok = run_printing(
+        pm, module, IRPrinterConfig(after_all=True, tree_dir=str(tmp_path))
+    )
+    assert ok
+    top = tmp_path / "builtin_module_no-symbol-name"
+    assert sorted(p.name for p in top.iterdir()) == [
+        "func_func_a_b_c_d",
+        "func_func_ok",
+    ]
+    assert (top / "func_func_a_b_c_d" / "0_0_cse.mlir").exists()
+
+
 def test_default_stream_is_stderr_at_dump_time(
     parse: Parse, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -56,6 +56,12 @@ MODULE_SCOPE_THREADING_TOOL_ERROR = (
 text of an error at `<unknown>:0` (it ends with a newline, so a blank line follows)."""
 
 
+_NOT_IN_FILE_NAMES = str.maketrans({"/": "_", "\\": "_", "\0": "_"})
+"""Characters of a symbol name that cannot be in a file name: a separator would
+nest directories, a NUL cannot be passed to the OS (mlir-opt cuts the name
+there, then fails to open the file)."""
+
+
 @dataclass(frozen=True)
 class IRPrinterConfig:
     """When and where to print the IR (mlir-opt's `--mlir-print-ir-*` flags).
@@ -212,7 +218,7 @@ class IRPrinterInstrumentation(PassInstrumentation):
         for ancestor in chain:
             symbol = ir.symbol_name(ancestor)
             label = (
-                symbol.replace("/", "_").replace("\\", "_")
+                symbol.translate(_NOT_IN_FILE_NAMES)
                 if symbol is not None
                 else "no-symbol-name"
             )
