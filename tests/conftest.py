@@ -1,8 +1,11 @@
-"""Shared fixtures: a context that allows unregistered ops and a parser for it."""
+"""Shared fixtures: a context that allows unregistered ops and a parser for it;
+a forking process pool and a local Dask cluster for the executor tests."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import multiprocessing
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
@@ -20,3 +23,27 @@ def parse(ctx: ir.Context) -> Callable[[str], ir.ModuleOp]:
         return ir.parse_module(text, ctx, "input.mlir")
 
     return _parse
+
+
+@pytest.fixture(scope="session")
+def process_pool() -> Iterator[ProcessPoolExecutor]:
+    pool = ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("fork"))
+    yield pool
+    pool.shutdown()
+
+
+@pytest.fixture(scope="session")
+def dask_client() -> Iterator[object]:
+    distributed = pytest.importorskip("distributed")
+    cluster = distributed.LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=False,
+        dashboard_address=None,
+        host="127.0.0.1",
+        protocol="tcp",
+    )
+    client = distributed.Client(cluster, timeout=30)
+    yield client
+    client.close()
+    cluster.close()

@@ -9,7 +9,6 @@ that a worker which raises, dies or hangs costs its child and nothing else.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import pathlib
 import signal
@@ -267,38 +266,14 @@ def _run(
         ok = True
     except PassPipelineError:
         ok = False
-    # Counters that accumulate (`+=`) must sum to the serial figure; ones that are
-    # assigned (CSE's "last op" counts) differ with the number of clones, as in MLIR.
+    # Every statistic reads as after a serial run, counted or assigned
+    # (tests/test_statistics_executors.py).
     stats = [
         (p.name, [v for _, v in statistic_values(p)])
         for p in passes_in_order([pm])
         if isinstance(p, TestStatisticPass)
     ]
     return ir.print_op(module), seen, ok, stats
-
-
-@pytest.fixture(scope="module")
-def process_pool() -> Iterator[ProcessPoolExecutor]:
-    pool = ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("fork"))
-    yield pool
-    pool.shutdown()
-
-
-@pytest.fixture(scope="module")
-def dask_client() -> Iterator[object]:
-    distributed = pytest.importorskip("distributed")
-    cluster = distributed.LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=False,
-        dashboard_address=None,
-        host="127.0.0.1",
-        protocol="tcp",
-    )
-    client = distributed.Client(cluster, timeout=30)
-    yield client
-    client.close()
-    cluster.close()
 
 
 EXECUTORS = ["thread", "process", "thread-pool", "process-pool", "dask"]

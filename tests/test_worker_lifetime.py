@@ -78,3 +78,45 @@ def test_killing_the_parent_leaves_no_worker(tmp_path: Path) -> None:
         if parent.poll() is None:
             parent.kill()
         parent.communicate()
+
+
+def test_ctrl_c_stops_the_workers_quietly(tmp_path: Path) -> None:
+    # Ctrl-C reaches the whole process group. The workers leave it to the parent,
+    # which stops them at once: no worker prints a KeyboardInterrupt traceback,
+    # and none survives.
+    script = tmp_path / "stall.py"
+    script.write_text(
+        SCRIPT.replace(
+            "pm.run(module)",
+            "try:\n    pm.run(module)\nexcept KeyboardInterrupt:\n    sys.exit(130)",
+        )
+    )
+    parent = subprocess.Popen(
+        [sys.executable, str(script), str(tmp_path)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    workers: list[int] = []
+    try:
+        deadline = time.monotonic() + 60
+        while len(workers) < 3 and time.monotonic() < deadline:
+            workers = [int(p.name) for p in tmp_path.iterdir() if p.name.isdigit()]
+            time.sleep(0.05)
+        assert len(workers) == 3, "the workers never started"
+        os.killpg(parent.pid, signal.SIGINT)
+        _, err = parent.communicate(timeout=30)
+        assert parent.returncode == 130
+        assert err == b""
+        deadline = time.monotonic() + 10
+        while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert [pid for pid in workers if _alive(pid)] == []
+    finally:
+        for pid in workers:
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+        if parent.poll() is None:
+            parent.kill()
+            parent.communicate()

@@ -3,8 +3,10 @@
 The nested-pipeline adaptor collects the direct children that some pipeline accepts
 (`ChildWork.items`, in program order) and hands them to the run's `ChildExecutor`.
 Whatever the executor, the outcome must be what a serial run gives: the same IR,
-the same diagnostics in child order, every child processed after a failure,
-statistics summed over worker clones, instrumentation hooks serialized.
+the same diagnostics in child order (with the text children wrote to
+stdout/stderr between them, where a serial run writes it), every child processed
+after a failure, the same statistics (each child's effect on them applied in
+child order), instrumentation hooks serialized.
 
 This module holds that contract and the in-process executors:
 
@@ -25,21 +27,28 @@ from __future__ import annotations
 
 import os
 import queue
+import sys
 import threading
 import weakref
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_futures
 from dataclasses import dataclass
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO, TypeVar, cast
 
 from passflow import ir
-from passflow.diagnostics import Diagnostic, PassflowError
+from passflow.diagnostics import Diagnostic, PassflowError, Severity
 from passflow.instrumentation import PipelineParentInfo
 from passflow.ir import Operation
-from passflow.statistics import add_statistics, merge_statistics, statistics_of
+from passflow.statistics import (
+    StatisticEffects,
+    apply_statistic_effects,
+    arm_statistics,
+    statistics_of,
+    take_statistic_effects,
+)
 
 if TYPE_CHECKING:
     from passflow.analysis import AnalysisManager
@@ -49,6 +58,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EXECUTOR_KINDS",
+    "INTERRUPT_POLL",
     "ChildExecutor",
     "ChildWork",
     "ExecutorProfile",
@@ -60,6 +70,8 @@ __all__ = [
     "make_executor",
     "threading_sibling",
 ]
+
+_T = TypeVar("_T")
 
 EXECUTOR_KINDS = ("serial", "thread", "process", "dask")
 """What `make_executor` (and passflow-opt's `--executor`) accepts."""
@@ -99,22 +111,34 @@ class ChildWork:
         return ok
 
     def run_captured(
-        self, position: int, am: AnalysisManager
-    ) -> tuple[bool, list[Diagnostic]]:
-        """Run item `position` on this thread with the original passes; whether
-        it succeeded, and its diagnostics, captured rather than emitted so that
-        the executor can replay every child's in child order."""
+        self, position: int, am: AnalysisManager, statistics: PipelineStatistics
+    ) -> tuple[bool, list[Diagnostic], StatisticDeltas]:
+        """Run item `position` on this thread with the original passes (whose
+        statistics are `statistics`); whether it succeeded, its diagnostics and
+        output, captured rather than emitted, and its statistic effects, taken
+        rather than applied, so that the executor can replay every child's in
+        child order."""
         from passflow.runner import run_pipeline
 
         index, child = self.items[position]
-        previous = self.state.begin_capture()
-        try:
-            ok = run_pipeline(
-                self.adaptor.managers[index], child, am, self.state, self.parent_info
-            )
-        finally:
-            diagnostics = self.state.end_capture(previous)
-        return ok, diagnostics
+        captured: list[Diagnostic] = []
+
+        def run() -> bool:
+            token = begin_child_capture(self.state)
+            try:
+                ok = run_pipeline(
+                    self.adaptor.managers[index],
+                    child,
+                    am,
+                    self.state,
+                    self.parent_info,
+                )
+            finally:
+                captured.extend(end_child_capture(self.state, token))
+            return ok
+
+        ok, deltas = statistics.run_counted(run)
+        return ok, captured, deltas
 
     def pipeline_text(self, item: int) -> str:
         """The textual pipeline item `item` runs (`func.func(cse)`), for messages."""
@@ -206,8 +230,10 @@ def default_jobs() -> int:
 def passes_in_order(managers: Sequence[OpPassManager]) -> Iterator[Pass]:
     """Every non-adaptor pass under `managers`, depth first in pipeline order.
 
-    Clones of a pipeline have the same shape, so the position of a pass in this
-    walk names it in a worker's copy and in the original alike.
+    A pass that runs pipelines of its own (`nested_pipelines()`, a pipeline
+    schedule's stages) is followed by their passes. Clones of a pipeline have
+    the same shape, so the position of a pass in this walk names it in a
+    worker's copy and in the original alike.
     """
     from passflow.manager import OpToOpPassAdaptor
 
@@ -220,59 +246,239 @@ def passes_in_order(managers: Sequence[OpPassManager]) -> Iterator[Pass]:
             stack.extend(iter(pm.passes) for pm in reversed(pass_.managers))
         else:
             yield pass_
+            nested = getattr(pass_, "nested_pipelines", None)
+            if callable(nested):
+                stages = cast(list[tuple[str, "OpPassManager"]], nested())
+                stack.extend(iter(pm.passes) for _, pm in reversed(stages))
 
 
-StatisticDeltas = list[tuple[int, dict[str, int]]]
-"""Counts taken from a worker's clones: (position in `passes_in_order`, values)."""
+StatisticDeltas = list[tuple[int, StatisticEffects]]
+"""What one child's run did to the statistics of the passes that ran it:
+(position in `passes_in_order`, effects), for the passes it changed."""
 
 
-def take_statistics(managers: Sequence[OpPassManager]) -> StatisticDeltas:
-    """The non-zero statistics of `managers`' passes, resetting them to zero."""
-    deltas: StatisticDeltas = []
-    for position, pass_ in enumerate(passes_in_order(managers)):
-        stats = statistics_of(type(pass_))
-        if not stats:
-            continue
-        values = {
-            s.attr: value for s in stats if (value := pass_.__dict__.pop(s.attr, 0))
-        }
-        if values:
-            deltas.append((position, values))
-    return deltas
+class PipelineStatistics:
+    """The passes with statistics under some pipelines, by position in
+    `passes_in_order`, and their statistics as per-child effects.
+
+    A parallel executor arms the passes that will run a child (`arm`), takes
+    the child's effects after it (`take`), and once every child is done applies
+    them to the original passes in child order (`apply`), so that an added count
+    sums and an assigned one ends as the last child's, as in a serial run,
+    whichever worker ran which child (`passflow.statistics`).
+    """
+
+    __slots__ = ("_passes",)
+
+    def __init__(self, managers: Sequence[OpPassManager]) -> None:
+        self._passes: list[tuple[int, Pass]] = [
+            (position, pass_)
+            for position, pass_ in enumerate(passes_in_order(managers))
+            if statistics_of(type(pass_))
+        ]
+
+    def arm(self) -> None:
+        for _, pass_ in self._passes:
+            arm_statistics(pass_)
+
+    def take(self) -> StatisticDeltas:
+        """The effects since `arm` of the passes that changed; resets them."""
+        deltas: StatisticDeltas = []
+        for position, pass_ in self._passes:
+            added, assigned = take_statistic_effects(pass_)
+            if added or assigned:
+                deltas.append((position, (added, assigned)))
+        return deltas
+
+    def save(self) -> list[dict[str, object]]:
+        """The current values, taken off the passes (for `restore`)."""
+        saved: list[dict[str, object]] = []
+        for _, pass_ in self._passes:
+            values = pass_.__dict__
+            saved.append(
+                {
+                    s.attr: values.pop(s.attr)
+                    for s in statistics_of(type(pass_))
+                    if s.attr in values
+                }
+            )
+        return saved
+
+    def restore(self, saved: list[dict[str, object]]) -> None:
+        for (_, pass_), values in zip(self._passes, saved, strict=True):
+            for stat in statistics_of(type(pass_)):
+                pass_.__dict__.pop(stat.attr, None)
+            pass_.__dict__.update(values)
+
+    def run_counted(self, run: Callable[[], _T]) -> tuple[_T, StatisticDeltas]:
+        """Run `run` on these (original) passes, their statistics set aside: its
+        result and its effects, the statistics left as they were before."""
+        saved = self.save()
+        self.arm()
+        try:
+            result = run()
+        finally:
+            deltas = self.take()
+            self.restore(saved)
+        return result, deltas
+
+    def apply(self, per_child: Iterable[StatisticDeltas | None]) -> None:
+        """Apply children's effects to these passes, in the order given."""
+        by_position = dict(self._passes)
+        for deltas in per_child:
+            for position, effects in deltas or ():
+                apply_statistic_effects(by_position[position], effects)
 
 
-class _Counts:
-    """A bag of statistic values shaped like a pass for `add_statistics`."""
-
-    def __init__(self, values: dict[str, int]) -> None:
-        self.__dict__.update(values)
+# --- a child's output and diagnostics, in the order they happened -------------
 
 
-def add_statistic_deltas(
-    managers: Sequence[OpPassManager], deltas: StatisticDeltas
-) -> None:
-    """Sum counts taken from a worker's clones into the original passes."""
-    if not deltas:
-        return
-    passes = list(passes_in_order(managers))
-    for position, values in deltas:
-        add_statistics(passes[position], _Counts(values))
+@dataclass
+class CapturedOutput(Diagnostic):
+    """Text written to `sys.stdout` or `sys.stderr` (`stream`) while a child ran
+    on a parallel executor, as `message`.
+
+    It travels in the child's list of captured diagnostics, where it was
+    written, so that `replay_diagnostics` writes it between the same diagnostics
+    as a serial run would have; it is never emitted as a diagnostic."""
+
+    stream: str = "stderr"
+
+
+class _StreamRouter:
+    """Stands in for `sys.stdout` or `sys.stderr` while children run captured:
+    text written by a capturing thread goes into its child's captured
+    diagnostics, text written by any other thread to the real stream."""
+
+    def __init__(self, name: str, target: TextIO) -> None:
+        self._name = name
+        self._target = target
+
+    def write(self, text: str) -> int:
+        state: RunState | None = getattr(_capturing, "state", None)
+        if state is None:
+            return self._target.write(text)
+        if text:
+            state.emit(CapturedOutput(Severity.NOTE, text, stream=self._name))
+        return len(text)
+
+    def writelines(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        if getattr(_capturing, "state", None) is None:
+            self._target.flush()
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._target, name)
+
+
+_capturing = threading.local()
+_routing_lock = threading.Lock()
+_routing_users = 0
+_routers: dict[str, _StreamRouter] = {}
+
+
+def _new_routing_lock() -> None:
+    """A forked child gets a free lock, whatever thread held the parent's."""
+    global _routing_lock
+    _routing_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_routing_lock)
+
+
+def _route_output() -> None:
+    """Put routers in place of sys.stdout and sys.stderr (counted)."""
+    global _routing_users
+    with _routing_lock:
+        _routing_users += 1
+        if _routing_users == 1:
+            for name in ("stdout", "stderr"):
+                current = cast(TextIO | None, getattr(sys, name))
+                if current is not None and not isinstance(current, _StreamRouter):
+                    router = _StreamRouter(name, current)
+                    _routers[name] = router
+                    setattr(sys, name, router)
+
+
+def _unroute_output() -> None:
+    global _routing_users
+    with _routing_lock:
+        _routing_users -= 1
+        if _routing_users == 0:
+            for name, router in _routers.items():
+                if getattr(sys, name) is router:  # unless someone replaced it since
+                    setattr(sys, name, router._target)  # pyright: ignore[reportPrivateUsage]
+            _routers.clear()
+
+
+CaptureToken = tuple["list[Diagnostic] | None", "RunState | None"]
+"""What `begin_child_capture` returns and `end_child_capture` needs."""
+
+
+def begin_child_capture(state: RunState) -> CaptureToken:
+    """Start capturing, on this thread, a child's diagnostics and the text it
+    writes to sys.stdout and sys.stderr, in the order they happen.
+
+    Text written straight to a file descriptor (C code, `os.write(2, ...)`,
+    subprocesses) or to a stream object taken before the run is not seen."""
+    _route_output()
+    sink = state.begin_capture()
+    previous: RunState | None = getattr(_capturing, "state", None)
+    _capturing.state = state
+    return sink, previous
+
+
+def end_child_capture(state: RunState, token: CaptureToken) -> list[Diagnostic]:
+    """Stop capturing: the child's diagnostics and `CapturedOutput`, in order."""
+    sink, previous = token
+    _capturing.state = previous
+    try:
+        captured = state.end_capture(sink)
+    finally:
+        _unroute_output()
+    merged: list[Diagnostic] = []
+    for item in captured:  # one piece per stream between two diagnostics
+        last = merged[-1] if merged else None
+        if (
+            isinstance(item, CapturedOutput)
+            and isinstance(last, CapturedOutput)
+            and last.stream == item.stream
+        ):
+            merged[-1] = CapturedOutput(
+                Severity.NOTE, last.message + item.message, stream=item.stream
+            )
+        else:
+            merged.append(item)
+    return merged
+
+
+def reset_child_capture() -> None:
+    """Forget a capture this thread inherited (a forked worker: its parent may
+    have forked inside a child's capture)."""
+    _capturing.state = None
 
 
 def replay_diagnostics(
     state: RunState, per_child: Sequence[Sequence[Diagnostic] | None]
 ) -> None:
-    """Emit buffered diagnostics in child order, as a serial run would have."""
+    """Emit buffered diagnostics in child order, as a serial run would have, and
+    write each child's captured output between them where it was written."""
     for diagnostics in per_child:
         if diagnostics:
             for diagnostic in diagnostics:
-                state.emit(diagnostic)
+                if isinstance(diagnostic, CapturedOutput):
+                    stream = sys.stdout if diagnostic.stream == "stdout" else sys.stderr
+                    stream.write(diagnostic.message)
+                else:
+                    state.emit(diagnostic)
 
 
 def child_error(child: Operation, message: str) -> Diagnostic:
     """An error at `child` about its pipeline (a worker that died or raised)."""
-    from passflow.diagnostics import Severity
-
     return Diagnostic(Severity.ERROR, message, ir.location(child))
 
 
@@ -329,17 +535,24 @@ class _WorkerClones:
 # --- threads -----------------------------------------------------------------
 
 
+INTERRUPT_POLL = 0.05
+"""Seconds an executor waiting for its children blocks before it looks for an
+interrupt again: Ctrl-C, forwarded into the waiting thread as an exception
+(`passflow.deep_stack`), is seen only between two waits."""
+
+
 class ThreadExecutor(ChildExecutor):
     """MLIR's parallel adaptor on a thread pool.
 
     Each of `jobs` worker slots runs its own clone of the adaptor's pipelines;
-    a task takes a free slot, runs the child's pipeline with diagnostics
-    buffered, and gives the slot back. Analysis managers are made on the
-    spawning thread, hooks receive `PipelineParentInfo(spawning thread, original
-    adaptor)`, clone statistics are summed into the originals after every run and
-    diagnostics are replayed in child order. Nested adaptors inside a worker run
-    serially on that worker (no pool deadlock). Under the GIL this is about
-    semantics, not speed: see `ProcessExecutor` for that.
+    a task takes a free slot, runs the child's pipeline with diagnostics and
+    output buffered and statistics armed, and gives the slot back. Analysis
+    managers are made on the spawning thread, hooks receive
+    `PipelineParentInfo(spawning thread, original adaptor)`; once every child is
+    done, their statistic effects are applied to the originals and their
+    diagnostics and output replayed, in child order. Nested adaptors inside a
+    worker run serially on that worker (no pool deadlock). Under the GIL this is
+    about semantics, not speed: see `ProcessExecutor` for that.
     """
 
     name = "thread"
@@ -377,19 +590,23 @@ class ThreadExecutor(ChildExecutor):
             free.put(slot)
         ams = [work.am.nest(child) for _, child in items]
         diagnostics: list[list[Diagnostic] | None] = [None] * len(items)
+        counts = [PipelineStatistics(slot) for slot in slots[:count]]
+        effects: list[StatisticDeltas | None] = [None] * len(items)
         local = self._local
 
         def task(position: int) -> bool:
             local.busy = True
             slot = free.get()
-            previous = state.begin_capture()
+            counts[slot].arm()
+            token = begin_child_capture(state)
             try:
                 index, child = items[position]
                 return run_pipeline(
                     slots[slot][index], child, ams[position], state, work.parent_info
                 )
             finally:
-                diagnostics[position] = state.end_capture(previous)
+                diagnostics[position] = end_child_capture(state, token)
+                effects[position] = counts[slot].take()
                 free.put(slot)
                 local.busy = False
 
@@ -397,10 +614,14 @@ class ThreadExecutor(ChildExecutor):
         futures: list[Future[bool]] = [
             pool.submit(task, position) for position in range(len(items))
         ]
-        wait_futures(futures)
-        for slot in slots[:count]:
-            for original, clone in zip(work.adaptor.managers, slot, strict=True):
-                merge_statistics(original, [clone])
+        try:
+            while wait_futures(futures, timeout=INTERRUPT_POLL).not_done:
+                pass
+        except BaseException:  # an interrupt: children not started never start
+            for future in futures:
+                future.cancel()
+            raise
+        PipelineStatistics(work.adaptor.managers).apply(effects)
         replay_diagnostics(state, diagnostics)
         ok = True
         for future in futures:

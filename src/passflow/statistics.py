@@ -1,9 +1,20 @@
 """Pass statistics: named counters declared on a pass class.
 
 A `Statistic` is declared like an option and used like an int
-(`self.num_erased += 1`). Values belong to a pass instance and persist across
-runs, as in MLIR; worker clones start at zero and are summed back into the
-original, so the reported figure is the same whichever executor ran the work.
+(`self.num_erased += 1`, or `self.num_cse = driver.num_cse` as MLIR's CSE does).
+Values belong to a pass instance and persist across runs, as in MLIR.
+
+Parallel executors run an op's children on clones of the passes, in any order,
+in any process. So that the figures match a serial run whatever the executor,
+every child's effect on a statistic is recorded and applied to the original
+pass in child order (`passflow.execution.PipelineStatistics`): before a child
+runs, the statistics of the passes that run it are *armed* to a `Relative`
+zero, an int that stays `Relative` under `+` and `-`. After the child, a
+statistic that is still `Relative` was only counted up or down (its effect:
+add this much), one that is a plain int was assigned (its effect: this value).
+Applied in child order, additions sum and the last assignment wins, exactly as
+on the single instance of a serial run. Both effects are plain ints, so they
+travel between processes.
 """
 
 from __future__ import annotations
@@ -15,11 +26,16 @@ if TYPE_CHECKING:
     from passflow.manager import OpPassManager
 
 __all__ = [
+    "Relative",
     "Statistic",
+    "StatisticEffects",
     "StatisticsDisplay",
+    "apply_statistic_effects",
+    "arm_statistics",
     "merge_statistics",
     "statistics_of",
     "statistics_report",
+    "take_statistic_effects",
 ]
 
 
@@ -74,6 +90,69 @@ def reset_statistics(instance: object) -> None:
         instance.__dict__.pop(stat.attr, None)
 
 
+class Relative(int):
+    """A statistic counted from an armed zero: `+` and `-` with an int keep it
+    `Relative`, anything else (an assignment, `*`, `max`) gives a plain int."""
+
+    __slots__ = ()
+
+    def __add__(self, other: int) -> int:  # pyright: ignore[reportIncompatibleMethodOverride]
+        result = int.__add__(self, other)
+        return result if result is NotImplemented else Relative(result)
+
+    __radd__ = __add__
+
+    def __sub__(self, other: int) -> int:  # pyright: ignore[reportIncompatibleMethodOverride]
+        result = int.__sub__(self, other)
+        return result if result is NotImplemented else Relative(result)
+
+    def __repr__(self) -> str:
+        return f"Relative({int(self)})"
+
+
+StatisticEffects = tuple[dict[str, int], dict[str, int]]
+"""What a run did to a pass's statistics, by attribute: (added, assigned).
+
+`added[attr]` was only counted up or down by that much; `assigned[attr]` was
+assigned and ended at that value (later increments included)."""
+
+_MISSING = object()
+
+
+def arm_statistics(instance: object) -> None:
+    """Set every statistic of `instance` to `Relative(0)`, to see what a run does."""
+    values = instance.__dict__
+    for stat in statistics_of(type(instance)):
+        values[stat.attr] = Relative(0)
+
+
+def take_statistic_effects(instance: object) -> StatisticEffects:
+    """What the runs since `arm_statistics(instance)` did to its statistics, as
+    plain ints; the statistics are reset to zero (unarmed)."""
+    added: dict[str, int] = {}
+    assigned: dict[str, int] = {}
+    values = instance.__dict__
+    for stat in statistics_of(type(instance)):
+        value = values.pop(stat.attr, _MISSING)
+        if isinstance(value, Relative):
+            if value:
+                added[stat.attr] = int(value)
+        elif isinstance(value, int):
+            assigned[stat.attr] = int(value)
+    return added, assigned
+
+
+def apply_statistic_effects(into: object, effects: StatisticEffects) -> None:
+    """Apply a run's effects to `into`: assigned values replace, counts add.
+
+    `into` may itself be armed (a nested run): additions keep it `Relative`."""
+    added, assigned = effects
+    values = into.__dict__
+    values.update(assigned)
+    for attr, amount in added.items():
+        values[attr] = values.get(attr, 0) + amount
+
+
 def add_statistics(into: object, source: object) -> None:
     """`into.stat += source.stat` for every statistic; `source` is reset to zero."""
     for stat in statistics_of(type(into)):
@@ -92,13 +171,15 @@ _TITLE = "... Pass statistics report ..."
 
 
 def merge_statistics(main: OpPassManager, clones: Iterable[OpPassManager]) -> None:
-    """Sum the statistics of worker copies of `main` into `main`'s passes.
+    """Sum the statistics of copies of `main` into `main`'s passes (MLIR's
+    `prepareStatistics`).
 
-    A parallel executor runs clones of a pipeline (`OpPassManager.clone`), one
-    per worker; before a report, each clone's passes are paired with `main`'s by
-    position, nested pipelines recursively, and their counts added into the
-    original pass while the clone's are reset (MLIR's `prepareStatistics`), so a
-    count is never added twice and the figure does not depend on the executor.
+    Each clone's passes are paired with `main`'s by position, nested pipelines
+    recursively, and their counts added into the original pass while the
+    clone's are reset, so a count is never added twice. For counters that are
+    only added to, that is what a serial run gives; the executors do not use it,
+    as a summed *assigned* statistic depends on how the children were spread
+    over the clones (see the module's docstring for what they do instead).
     """
     from passflow.manager import OpToOpPassAdaptor
 
@@ -186,8 +267,8 @@ def statistics_report(
     Pipeline view: the pass-manager tree (`'func.func' Pipeline`, `Pipeline
     Collection : [...]` for adaptors with several pipelines), every pass by
     name, its statistics under it. List view: passes with statistics, grouped
-    by name and summed, sorted by name. Statistics of worker clones must have
-    been merged first (`merge_statistics`).
+    by name and summed, sorted by name. The executors have already applied
+    their worker clones' statistics to `pm`'s passes.
     """
     if display == "pipeline":
         lines: list[str] = []

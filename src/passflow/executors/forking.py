@@ -8,12 +8,13 @@ find each child at the same address as in the parent. A worker is told only
 the child's index; it runs the child's pipeline on its own clone of the
 adaptor's pipelines and sends back the child's rewritten regions in
 `transfer`'s compact encoding (nothing at all if the pipeline left the child
-unchanged), with the child's diagnostics and statistic counts. The parent
-splices each result into the child as it arrives (its only serial work per
-child) and, while no result is waiting, runs pending children itself: with
-`jobs` cores it forks `jobs - 1` workers and is the last job. At the end it
-replays the diagnostics in child order and sums the counts into the original
-passes.
+unchanged), with the child's diagnostics, the text it wrote to stdout/stderr
+and its statistic effects. The parent splices each result into the child as it
+arrives (its only serial work per child) and, while no result is waiting, runs
+pending children itself (capturing the same): with `jobs` cores it forks
+`jobs - 1` workers and is the last job. At the end it applies the statistic
+effects to the original passes and replays diagnostics and output, in child
+order, so that both read as after a serial run.
 
 A worker that raises (IR that cannot be encoded), dies (killed, out of memory,
 `os._exit`) or overruns `timeout` fails that child's pipeline with an error at
@@ -52,16 +53,19 @@ from typing import cast
 from passflow.analysis import AnalysisManager
 from passflow.diagnostics import Diagnostic, PassflowError
 from passflow.execution import (
+    INTERRUPT_POLL,
     ChildExecutor,
     ChildWork,
     ExecutorProfile,
+    PipelineStatistics,
     StatisticDeltas,
-    add_statistic_deltas,
+    begin_child_capture,
     child_error,
     default_jobs,
+    end_child_capture,
     in_process_only,
     replay_diagnostics,
-    take_statistics,
+    reset_child_capture,
 )
 from passflow.executors.transfer import (
     ChangeDetector,
@@ -161,6 +165,9 @@ class _ForkedRun:
         count = len(work.items)
         self.ok = [False] * count
         self.diagnostics: list[list[Diagnostic] | None] = [None] * count
+        # Each child's statistic effects, applied to the originals in child order.
+        self.statistics = PipelineStatistics(work.adaptor.managers)
+        self.effects: list[StatisticDeltas | None] = [None] * count
         self.pending: deque[int] = deque()
         self.remaining = 0
         self.workers: dict[Connection, _Worker] = {}
@@ -185,14 +192,17 @@ class _ForkedRun:
                     position += 1
         if position < count:
             self._fork_for(position)
+        self.statistics.apply(self.effects)
         replay_diagnostics(self.work.state, self.diagnostics)
         return all(self.ok)
 
     def _run_here(self, position: int) -> None:
         """Run child `position` in this process, with the original passes."""
-        self.ok[position], self.diagnostics[position] = self.work.run_captured(
-            position, self.ams[position]
-        )
+        (
+            self.ok[position],
+            self.diagnostics[position],
+            self.effects[position],
+        ) = self.work.run_captured(position, self.ams[position], self.statistics)
 
     def _fork_for(self, first: int) -> None:
         """Fork workers and run children `first`... on them and, between
@@ -209,6 +219,7 @@ class _ForkedRun:
         # the module frozen out of the workers' collections (no copy-on-write).
         gc.disable()
         gc.freeze()
+        stopped = False
         try:
             for _ in range(min(self.executor.workers, self.remaining)):
                 self._spawn()
@@ -218,7 +229,7 @@ class _ForkedRun:
                     # Results first, so that workers never starve while we run one.
                     before = time.perf_counter()
                     ready = wait(
-                        list(self.workers), 0.0 if run_one else self._time_to_deadline()
+                        list(self.workers), 0.0 if run_one else self._wait_limit()
                     )
                     if not run_one:
                         waited += time.perf_counter() - before
@@ -238,8 +249,13 @@ class _ForkedRun:
                 self.remaining -= 1
                 self.profile.in_parent += 1
                 here += time.perf_counter() - before
+        except BaseException:  # an interrupt (or a bug): no grace for the workers
+            self._stop_all(grace=0.0)
+            stopped = True
+            raise
         finally:
-            self._stop_all()
+            if not stopped:
+                self._stop_all()
             gc.unfreeze()
             if gc_enabled:
                 gc.enable()
@@ -279,14 +295,15 @@ class _ForkedRun:
             except OSError:  # it died; its pipe tells the main loop
                 return
 
-    def _stop_all(self) -> None:
+    def _stop_all(self, grace: float = _EXIT_GRACE) -> None:
+        """Ask every worker to exit; kill those still running after `grace` s."""
         workers = list(self.workers.values())
         self.workers.clear()
         for worker in workers:
             with contextlib.suppress(OSError):
                 worker.conn.send(None)
         for worker in workers:
-            worker.process.join(_EXIT_GRACE)
+            worker.process.join(grace)
             if worker.process.is_alive():
                 worker.process.kill()
                 worker.process.join()
@@ -335,7 +352,7 @@ class _ForkedRun:
                 )
                 return
             self.profile.shipped += 1
-        add_statistic_deltas(self.work.adaptor.managers, cast(StatisticDeltas, deltas))
+        self.effects[index] = cast(StatisticDeltas, deltas)
         self.ok[index] = bool(ok)
         self.diagnostics[index] = cast(list[Diagnostic], diagnostics)
         self.remaining -= 1
@@ -372,6 +389,12 @@ class _ForkedRun:
             self.pending.extendleft(reversed(worker.inflight))
         if self.pending and len(self.workers) < self.executor.workers:
             self._spawn()
+
+    def _wait_limit(self) -> float:
+        """How long to wait for a result: until the next deadline, and never
+        longer than `INTERRUPT_POLL`."""
+        deadline = self._time_to_deadline()
+        return INTERRUPT_POLL if deadline is None else min(deadline, INTERRUPT_POLL)
 
     def _time_to_deadline(self) -> float | None:
         limit = self.executor.timeout
@@ -415,13 +438,18 @@ def _worker_main(
     from passflow.runner import run_pipeline
 
     _die_with_parent(parent)
+    # Ctrl-C reaches the whole process group: the parent alone handles it,
+    # stopping the workers, so none prints a KeyboardInterrupt of its own.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     for end in inherited:
         end.close()
     global _in_worker
     _in_worker = True
     gc.enable()  # the inherited module is frozen: collections only see new objects
+    reset_child_capture()  # the parent may have forked inside a child's capture
     state = work.state
     managers = [pm.clone() for pm in work.adaptor.managers]
+    statistics = PipelineStatistics(managers)
     encoder = Encoder(shared)
     changes = ChangeDetector()
     while True:
@@ -435,21 +463,22 @@ def _worker_main(
         start = time.perf_counter()
         manager_index, child = work.items[index]
         diagnostics: list[Diagnostic] = []
-        previous = state.begin_capture()
+        statistics.arm()
+        token = begin_child_capture(state)
         capturing = True
         try:
             before = changes.before(child)
             ok = run_pipeline(
                 managers[manager_index], child, ams[index], state, work.parent_info
             )
-            diagnostics = state.end_capture(previous)
+            diagnostics = end_child_capture(state, token)
             capturing = False
             payload = (
                 (encoder.header(child), encoder.regions(child))
                 if changes.changed(child, before)
                 else None
             )
-            deltas: StatisticDeltas = take_statistics(managers)
+            deltas: StatisticDeltas = statistics.take()
             data = encoder.dumps(
                 (
                     "done",
@@ -463,7 +492,8 @@ def _worker_main(
             )
         except Exception as err:
             if capturing:
-                diagnostics = state.end_capture(previous)
+                diagnostics = end_child_capture(state, token)
+            statistics.take()  # a failed message: the child's counts are lost
             data = encoder.dumps(
                 ("error", index, diagnostics, f"{type(err).__name__}: {err}")
             )

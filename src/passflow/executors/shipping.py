@@ -9,9 +9,10 @@ properties and attributes, none of its other children) so a pass that reads its
 parent's attributes sees them. The pipeline travels pickled once per task: its
 pass classes must be importable on the workers (xDSL's passes, adapted by name,
 are); every worker thread unpickles it once and keeps that copy — its clone —
-while the pipeline is unchanged. Diagnostics come back per child and are replayed
-in child order, statistics come back as counts and are summed into the original
-passes.
+while the pipeline is unchanged. Diagnostics and the text children write to
+stdout/stderr come back per child and are replayed in child order; statistics
+come back as each child's effects and are applied to the original passes in
+child order, so that both read as after a serial run.
 
 A chunk whose task fails (the worker died, the pool broke, a result could not be
 pickled) is retried one child per task, so a failure costs one child: that child
@@ -41,14 +42,15 @@ from passflow.execution import (
     ChildExecutor,
     ChildWork,
     ExecutorProfile,
+    PipelineStatistics,
     StatisticDeltas,
-    add_statistic_deltas,
+    begin_child_capture,
     child_error,
     default_jobs,
+    end_child_capture,
     in_process_only,
     passes_in_order,
     replay_diagnostics,
-    take_statistics,
 )
 from passflow.executors.transfer import (
     ChangeDetector,
@@ -151,6 +153,9 @@ class _ShippedRun:
         count = len(work.items)
         self.ok = [False] * count
         self.diagnostics: list[list[Diagnostic] | None] = [None] * count
+        # Each child's statistic effects, applied to the originals in child order.
+        self.statistics = PipelineStatistics(work.adaptor.managers)
+        self.effects: list[StatisticDeltas | None] = [None] * count
         self.futures: dict[Future[bytes], _Chunk] = {}
         self.profile = ExecutorProfile(runs=1, children=count)
         context = work.state.context
@@ -179,6 +184,7 @@ class _ShippedRun:
             waited += time.perf_counter() - before
             for future in done:
                 self._collect(future, self.futures.pop(future))
+        self.statistics.apply(self.effects)
         replay_diagnostics(work.state, self.diagnostics)
         self.profile.wall = time.perf_counter() - start
         self.profile.parent_busy = self.profile.wall - waited
@@ -220,9 +226,11 @@ class _ShippedRun:
 
     def _run_here(self, position: int) -> None:
         child = self.work.items[position][1]
-        self.ok[position], self.diagnostics[position] = self.work.run_captured(
-            position, self.work.am.nest(child)
-        )
+        (
+            self.ok[position],
+            self.diagnostics[position],
+            self.effects[position],
+        ) = self.work.run_captured(position, self.work.am.nest(child), self.statistics)
 
     def _collect(self, future: Future[bytes], chunk: _Chunk) -> None:
         work = self.work
@@ -250,7 +258,7 @@ class _ShippedRun:
             self.profile.worker_busy += cast(float, seconds)
             self.diagnostics[position] = cast(list[Diagnostic], diagnostics)
             self.ok[position] = bool(ok)
-            add_statistic_deltas(work.adaptor.managers, cast(StatisticDeltas, deltas))
+            self.effects[position] = cast(StatisticDeltas, deltas)
             if payload is not None:
                 header, regions = cast(
                     tuple[tuple[object, ...], tuple[object, ...]], payload
@@ -337,15 +345,17 @@ def _run_chunk(
     root = AnalysisManager.for_root(shell)
     encoder = Encoder(shared)
     changes = ChangeDetector()
+    statistics = PipelineStatistics(managers)
     results: list[tuple[object, ...]] = []
     for position, index, child in placed:
         start = time.perf_counter()
-        previous = state.begin_capture()
+        statistics.arm()  # counts of an earlier task that failed are dropped here
+        token = begin_child_capture(state)
         try:
             before = changes.before(child)
             ok = run_pipeline(managers[index], child, root.nest(child), state, None)
         finally:
-            diagnostics = state.end_capture(previous)
+            diagnostics = end_child_capture(state, token)
         payload_out = (
             (encoder.header(child), encoder.regions(child))
             if changes.changed(child, before)
@@ -356,7 +366,7 @@ def _run_chunk(
                 position,
                 ok,
                 diagnostics,
-                take_statistics(managers),
+                statistics.take(),
                 payload_out,
                 time.perf_counter() - start,
             )
