@@ -2,7 +2,9 @@
 
 Both tools run as separate processes on the same generated input (functions of ~20
 arith ops with foldable and duplicated work), alternating, so machine noise hits
-both alike. Prints the median wall time of each and the ratio per size. Run:
+both alike. Prints the median wall time and the median peak resident memory of
+each (the child's `ru_maxrss`), their ratios, and the memory per op above a run
+of the same tool on one function. Run:
 
     .venv/bin/python bench/opt_vs_xdsl.py [--sizes 100 1000 5000] [--repeat 3]
 """
@@ -58,10 +60,19 @@ def make_input(functions: int, directory: str) -> str:
     return path
 
 
-def timed(command: list[str]) -> float:
+OPS_PER_FUNCTION = 21  # the function op, 19 arith ops, the return
+
+
+def measured(command: list[str]) -> tuple[float, int]:
+    """Wall seconds and peak resident kilobytes of one run of `command`."""
     start = time.perf_counter()
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - start
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
+        raise subprocess.CalledProcessError(process.returncode, command)
+    return seconds, usage.ru_maxrss
 
 
 def main() -> None:
@@ -76,15 +87,21 @@ def main() -> None:
     )
     args = parser.parse_args()
 
-    print(f"{'functions':>9}  {'passflow-opt':>12}  {'xdsl-opt':>9}  {'ratio':>6}")
+    print(
+        f"{'functions':>9}  {'passflow-opt':>12}  {'xdsl-opt':>9}  {'ratio':>6}"
+        f"  {'peak MB':>15}  {'ratio':>6}  {'KB/op':>11}"
+    )
     with tempfile.TemporaryDirectory() as directory:
+        empty = make_input(1, directory)  # xdsl-opt refuses an empty file
+        base_ours = measured([*PASSFLOW, empty, "-o", os.devnull])[1]
+        base_theirs = measured([*XDSL, empty, "-o", os.devnull])[1]
         for size in args.sizes:
             path = make_input(size, directory)
-            ours: list[float] = []
-            theirs: list[float] = []
+            ours: list[tuple[float, int]] = []
+            theirs: list[tuple[float, int]] = []
             for _ in range(args.repeat):
                 ours.append(
-                    timed(
+                    measured(
                         [
                             *PASSFLOW,
                             path,
@@ -95,9 +112,19 @@ def main() -> None:
                         ]
                     )
                 )
-                theirs.append(timed([*XDSL, path, *XDSL_PIPELINE, "-o", os.devnull]))
-            a, b = statistics.median(ours), statistics.median(theirs)
-            print(f"{size:>9}  {a:>11.2f}s  {b:>8.2f}s  {a / b:>5.2f}x")
+                theirs.append(measured([*XDSL, path, *XDSL_PIPELINE, "-o", os.devnull]))
+            a = statistics.median(t for t, _ in ours)
+            b = statistics.median(t for t, _ in theirs)
+            ma = statistics.median(m for _, m in ours)
+            mb = statistics.median(m for _, m in theirs)
+            ops = size * OPS_PER_FUNCTION
+            per_a = (ma - base_ours) / ops
+            per_b = (mb - base_theirs) / ops
+            print(
+                f"{size:>9}  {a:>11.2f}s  {b:>8.2f}s  {a / b:>5.2f}x"
+                f"  {ma / 1024:>6.0f} vs {mb / 1024:>4.0f}  {ma / mb:>5.2f}x"
+                f"  {per_a:>4.2f} vs {per_b:>4.2f}"
+            )
 
 
 if __name__ == "__main__":
