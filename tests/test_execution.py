@@ -31,6 +31,7 @@ from passflow import (
     ir,
 )
 from passflow.analysis import AnalysisManager
+from passflow.diagnostics import PassflowError
 from passflow.execution import (
     ChildExecutor,
     SerialExecutor,
@@ -745,8 +746,6 @@ def test_make_executor() -> None:
     assert isinstance(made, ThreadExecutor) and made.jobs == 3
     process = make_executor("process", 2)
     assert isinstance(process, ProcessExecutor) and process.jobs == 2
-    from passflow.diagnostics import PassflowError
-
     with pytest.raises(PassflowError, match="unknown executor 'gpu'"):
         make_executor("gpu")
     with pytest.raises(PassflowError, match="needs the dask executor"):
@@ -764,3 +763,23 @@ def test_as_child_executor_wraps_futures_executors(
     with ThreadPoolExecutor(2) as pool:
         assert isinstance(as_child_executor(pool), ThreadExecutor)
     assert isinstance(as_child_executor(process_pool), ShippingExecutor)
+
+
+def test_dask_honours_the_configurations_encryption_requirement() -> None:
+    # The client trusts what the scheduler sends back (it unpickles results), so
+    # Dask's own security settings must hold: with encryption required, a plain
+    # TCP scheduler is refused, as a passflow error naming it.
+    from dask import config
+
+    from passflow.executors.dask import DaskExecutor
+
+    with (
+        config.set({"distributed.comm.require-encryption": True}),
+        pytest.raises(PassflowError) as info,
+    ):
+        DaskExecutor("tcp://127.0.0.1:1")
+    assert str(info.value) == (
+        "cannot connect to the Dask scheduler 'tcp://127.0.0.1:1': encryption "
+        "required by Dask configuration, refusing communication from/to "
+        "'tcp://127.0.0.1:1'"
+    )

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from concurrent.futures import Executor
 from typing import TYPE_CHECKING, cast
 
+from passflow.diagnostics import PassflowError
 from passflow.execution import default_jobs
 from passflow.executors.shipping import ContextFactory, ShippingExecutor
 
@@ -48,8 +49,6 @@ class DaskExecutor(ShippingExecutor):
         try:
             from distributed import Client, LocalCluster
         except ImportError:  # pragma: no cover - depends on the installation
-            from passflow.diagnostics import PassflowError
-
             raise PassflowError(
                 "the dask executor needs dask.distributed: pip install 'passflow[dask]'"
             ) from None
@@ -64,7 +63,7 @@ class DaskExecutor(ShippingExecutor):
             )
             client = Client(self._cluster)
         elif isinstance(client, str):
-            client = Client(client)
+            client = _connect(Client, client)
         self.client = client
         if jobs is None:
             nthreads = cast(Callable[[], dict[str, int]], client.nthreads)  # pyright: ignore[reportUnknownMemberType]
@@ -83,3 +82,16 @@ class DaskExecutor(ShippingExecutor):
         if self._cluster is not None:
             self._cluster.close()
             self._cluster = None
+
+
+def _connect(client_class: type[Client], address: str) -> Client:
+    """A client of the scheduler at `address`, with the security settings of
+    Dask's configuration (`distributed.comm.tls.*`, `require-encryption`); a
+    scheduler that cannot be reached, or only without the encryption the
+    configuration requires, is a `PassflowError` naming it."""
+    try:
+        return client_class(address)
+    except (OSError, RuntimeError, ValueError) as err:
+        raise PassflowError(
+            f"cannot connect to the Dask scheduler '{address}': {err}"
+        ) from None
