@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck pytest lit docs clean
+.PHONY: demo test lint typecheck pytest lit docs clean fuzz
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,13 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 
 test: lint typecheck pytest lit
+
+# The robustness suite at length (docs/robustness.md): FUZZ_SCALE times the
+# examples `make test` runs, from a fresh random seed (FUZZ_SEED=N replays one).
+FUZZ_SCALE ?= 20
+fuzz: $(STAMP)
+	PASSFLOW_FUZZ=long PASSFLOW_FUZZ_SCALE=$(FUZZ_SCALE) $(BIN)/pytest tests/robustness \
+		--hypothesis-show-statistics $(if $(FUZZ_SEED),--hypothesis-seed=$(FUZZ_SEED))
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info

@@ -480,7 +480,12 @@ class ListOption(OptionBase[list[T]]):
         return len(a) == len(b) and all(map(self.value_type.same, a, b))
 
     def combine(self, previous: list[T] | None, value: list[T]) -> list[T]:
-        return value if previous is None else previous + value
+        """Append to the earlier occurrence's list, in place: it is the parser's
+        own fresh list, and copying it for each occurrence would be quadratic."""
+        if previous is None:
+            return value
+        previous.extend(value)
+        return previous
 
 
 class PipelineOption(OptionBase[PipelineValue | None]):
@@ -570,11 +575,15 @@ def parse_options_string(
     or braces (not parentheses); an empty key is skipped (so `top-down = false`
     fails on the key `false`). Raises `OptionError` with MLIR's text: `<Pass-Options-
     Parser>: no such option <key>`, or llvm::cl's line for a bad value.
+
+    Linear in the length of `text`: the scanners below move an index through the
+    one string (MLIR's `StringRef` slicing copies nothing; Python's would) and
+    jump between the characters that matter with compiled patterns.
     """
     values: dict[str, object] = {}
-    rest = text
-    while rest:
-        key, value, rest = _next_option(rest)
+    pos = 0
+    while pos < len(text):
+        key, value, pos = _next_option(text, pos)
         if not key:
             continue
         option = options.get(key)
@@ -585,49 +594,69 @@ def parse_options_string(
     return values
 
 
-def _next_option(options: str) -> tuple[str, str | None, str]:
-    """Split off the first `key[=value]`: (key, value or None if bare, the rest)."""
-    end = 0
-    while end < len(options) and options[end] not in " =":
-        end += 1
-    key = _extract_arg(options[:end])
-    if end == len(options) or options[end] == " ":
-        return key, None, options[end:].lstrip(_WHITESPACE)
-    rest = options[end + 1 :]
-    end = _value_end(rest)
-    return key, _extract_arg(rest[:end]), rest[end:].lstrip(_WHITESPACE)
+# Where a key ends; blanks to skip; what `_value_end` and `_value_brace_end` stop at.
+_KEY_END = re.compile("[ =]")
+_BLANKS = re.compile(f"[{re.escape(_WHITESPACE)}]*")
+_VALUE_STOP = re.compile("[ '\"{]")
+_BRACE_STOP = re.compile("['\"{}]")
 
 
-def _value_end(text: str) -> int:
-    """Where a value ends: the first space outside quotes and `{...}`."""
-    index = 0
-    while index < len(text) and text[index] != " ":
+def _skip_whitespace(text: str, start: int) -> int:
+    """The first index at or after `start` that is not llvm whitespace."""
+    match = _BLANKS.match(text, start)
+    return start if match is None else match.end()
+
+
+def _next_option(text: str, start: int) -> tuple[str, str | None, int]:
+    """Split off the `key[=value]` at `start`: (key, value or None if bare, where
+    the next one starts, blanks skipped)."""
+    stop = _KEY_END.search(text, start)
+    end = len(text) if stop is None else stop.start()
+    key = _extract_arg(text[start:end])
+    if end == len(text) or text[end] == " ":
+        return key, None, _skip_whitespace(text, end)
+    value_start = end + 1
+    value_end = _value_end(text, value_start)
+    value = _extract_arg(text[value_start:value_end])
+    return key, value, _skip_whitespace(text, value_end)
+
+
+def _value_end(text: str, start: int) -> int:
+    """Where the value at `start` ends: the first space outside quotes and `{...}`."""
+    index = start
+    while True:
+        stop = _VALUE_STOP.search(text, index)
+        if stop is None:
+            return len(text)
+        index = stop.start()
         char = text[index]
-        if char in _QUOTES:
-            index = _closing_quote(text, index)
-        elif char == "{":
+        if char == " ":
+            return index
+        if char == "{":
             index = _value_brace_end(text, index + 1)
-            continue
-        index += 1
-    return index
+        else:
+            index = _closing_quote(text, index) + 1
 
 
 def _value_brace_end(text: str, start: int) -> int:
     """The `}` closing a value's `{` before `start` (quotes skipped), or the end."""
     depth = 1
     index = start
-    while index < len(text):
+    while True:
+        stop = _BRACE_STOP.search(text, index)
+        if stop is None:
+            return len(text)
+        index = stop.start()
         char = text[index]
-        if char in _QUOTES:
-            index = _closing_quote(text, index)
-        elif char == "{":
+        if char == "{":
             depth += 1
         elif char == "}":
             depth -= 1
             if depth == 0:
                 return index
+        else:
+            index = _closing_quote(text, index)
         index += 1
-    return index
 
 
 def _closing_quote(text: str, index: int) -> int:
@@ -653,28 +682,39 @@ def _split_list(text: str) -> list[str]:
     items: list[str] = []
     if not text:
         return items
-    rest = text
-    comma = _find_char(rest, 0, ",")
+    start = 0
+    comma = _find_char(text, start, ",")
     while comma >= 0:
-        items.append(_extract_arg(rest[:comma]))
-        rest = rest[comma + 1 :]
-        comma = _find_char(rest, 0, ",")
-    items.append(_extract_arg(rest))
+        items.append(_extract_arg(text[start:comma]))
+        start = comma + 1
+        comma = _find_char(text, start, ",")
+    items.append(_extract_arg(text[start:]))
     return items
 
 
 _CLOSERS = {"{": "}", "(": ")", "[": "]"}
+_FIND_CHAR_STOPS: dict[str, re.Pattern[str]] = {}
 
 
 def _find_char(text: str, start: int, char: str) -> int:
     """MLIR's `findChar`: the first `char` outside nested `{}`/`()`/`[]` and quotes.
 
     Returns -1 if there is none, or if a bracket or quote is left open. Iterative,
-    with a stack of awaited closers, so deep nesting cannot exhaust the recursion.
+    with a stack of awaited closers, so deep nesting cannot exhaust the recursion;
+    it visits only brackets, quotes and `char`.
     """
+    stops = _FIND_CHAR_STOPS.get(char)
+    if stops is None:
+        stops = _FIND_CHAR_STOPS[char] = re.compile(
+            "[" + re.escape("{}()[]'\"" + char) + "]"
+        )
     awaited = [char]
     index = start
-    while index < len(text):
+    while True:
+        stop = stops.search(text, index)
+        if stop is None:
+            return -1
+        index = stop.start()
         current = text[index]
         if current == awaited[-1]:
             awaited.pop()
@@ -687,7 +727,6 @@ def _find_char(text: str, start: int, char: str) -> int:
             if index < 0:
                 return -1
         index += 1
-    return -1
 
 
 # --- printing: MLIR's PassOptions::print ---------------------------------------
@@ -848,10 +887,13 @@ class OptionsStructType(ValueType[PO]):
 
 
 # What C's strtod consumes (after leading whitespace); the whole text must match.
+# Each digit can be matched one way only (`[0-9]+(?:\.[0-9]*)?`, not
+# `[0-9]+\.?[0-9]*`), so a long run of digits that fails to match fails in
+# linear time instead of trying every split of the run between two repetitions.
 _STRTOD = re.compile(
     r"""[ \t\n\v\f\r]*(?P<number>[+-]?(?:
-        (?P<hex>0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?)
-      | (?P<decimal>(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)
+        (?P<hex>0[xX](?:[0-9a-fA-F]+(?:\.[0-9a-fA-F]*)?|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?)
+      | (?P<decimal>(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)
       | (?P<inf>(?i:inf(?:inity)?))
       | (?P<nan>(?i:nan)(?:\([0-9A-Za-z_]*\))?)
     ))""",

@@ -16,7 +16,10 @@ an anchored pipeline that is the text inside `anchor(...)`, as in MLIR.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import contextlib
+import re
+import threading
+from collections.abc import Generator, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -32,6 +35,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MAX_NESTING",
+    "MAX_OPTION_NESTING",
     "PipelineElement",
     "add_pass_flag",
     "format_elements",
@@ -59,6 +63,19 @@ MAX_NESTING = 20_000
 mlir-opt was measured to handle. Deeper text is a parse error; up to it,
 building and running stay within `passflow.deep_stack`'s limits."""
 _TOO_DEEP = f"pipeline nested more than {MAX_NESTING} levels deep"
+
+MAX_OPTION_NESTING = 32
+"""The deepest nesting of pipelines inside pass options (`inline{op-pipelines=
+builtin.module(inline{op-pipelines=...})}`), the outermost pipeline included.
+Each level scans the text of every level inside it again, and a failure's
+"failed to add" chain repeats it, as MLIR's does: the work grows with the depth
+times the text, so the depth is bounded. Real pipelines nest two or three deep."""
+_OPTIONS_TOO_DEEP = (
+    f"pipelines nested in pass options more than {MAX_OPTION_NESTING} levels deep"
+)
+_RECURSION_LIMIT = (
+    "pipeline nested too deeply to parse: the recursion limit was reached"
+)
 
 
 @dataclass(frozen=True)
@@ -130,8 +147,25 @@ class _Draft:
     inner: list[_Draft] | None = None
 
     def freeze(self) -> PipelineElement:
-        inner = None if self.inner is None else tuple(d.freeze() for d in self.inner)
-        return PipelineElement(self.name, self.name_pos, self.options, inner)
+        """The immutable element; iterative, so any depth the scanner accepts
+        freezes under Python's default recursion limit."""
+        frozen: dict[int, PipelineElement] = {}
+        pending: list[tuple[_Draft, bool]] = [(self, False)]
+        while pending:
+            draft, children_done = pending.pop()
+            if draft.inner is None:
+                frozen[id(draft)] = PipelineElement(
+                    draft.name, draft.name_pos, draft.options
+                )
+            elif children_done:
+                inner = tuple(frozen.pop(id(child)) for child in draft.inner)
+                frozen[id(draft)] = PipelineElement(
+                    draft.name, draft.name_pos, draft.options, inner
+                )
+            else:
+                pending.append((draft, True))
+                pending.extend((child, False) for child in draft.inner)
+        return frozen[id(self)]
 
 
 class _StructureScanner:
@@ -154,7 +188,7 @@ class _StructureScanner:
     def _scan_element(self) -> bool:
         """Scan one element and what follows it; False once the text is used up."""
         text = self.text
-        separator = _find_first_of(text, _SEPARATORS, self.pos)
+        separator = _find_first_of(text, self.pos)
         end = len(text) if separator < 0 else separator
         element = _Draft(*_trimmed(text, self.pos, end))
         self.stack[-1].append(element)
@@ -200,38 +234,46 @@ class _StructureScanner:
         return PipelineParseError(message, self.text, column)
 
 
-def _find_first_of(text: str, chars: str, start: int) -> int:
-    for index in range(start, len(text)):
-        if text[index] in chars:
-            return index
-    return -1
+# The scanners jump between the characters that matter with compiled patterns,
+# so scanning is linear in the text and fast on long names and option strings.
+_SEPARATOR_STOP = re.compile("[" + re.escape(_SEPARATORS) + "]")
+_BRACE_STOP = re.compile("[{}]")
+_BLANKS = re.compile("[" + re.escape(_WHITESPACE) + "]*")
+
+
+def _find_first_of(text: str, start: int) -> int:
+    """The first of `_SEPARATORS` at or after `start`, or -1."""
+    found = _SEPARATOR_STOP.search(text, start)
+    return -1 if found is None else found.start()
 
 
 def _trimmed(text: str, start: int, end: int) -> tuple[str, int]:
     """`text[start:end]` trimmed, and where it starts (at `end` when all blank)."""
-    first = start
-    while first < end and text[first] in _WHITESPACE:
-        first += 1
+    first = min(_skip_whitespace(text, start), end)
     return text[first:end].rstrip(_WHITESPACE), first
 
 
 def _matching_brace(text: str, start: int) -> int:
     """Index of the `}` closing a `{` just before `start`, or -1."""
     depth = 1
-    for index in range(start, len(text)):
+    index = start
+    while True:
+        found = _BRACE_STOP.search(text, index)
+        if found is None:
+            return -1
+        index = found.start()
         if text[index] == "{":
             depth += 1
-        elif text[index] == "}":
+        else:
             depth -= 1
             if depth == 0:
                 return index
-    return -1
+        index += 1
 
 
 def _skip_whitespace(text: str, start: int) -> int:
-    while start < len(text) and text[start] in _WHITESPACE:
-        start += 1
-    return start
+    found = _BLANKS.match(text, start)
+    return start if found is None else found.end()
 
 
 # --- resolution and building: MLIR's TextualPipeline::addToPipeline -----------
@@ -320,6 +362,41 @@ def _add_elements(
     return True
 
 
+class _OptionsTooDeep(Exception):
+    """Unwinds a pipeline nested in options too deeply to the outermost parse.
+
+    Not a `PassflowError`, so no level wraps it into an option error and a
+    "failed to add" chain (which would repeat the text of every level)."""
+
+
+class _Nesting(threading.local):
+    depth = 0
+
+
+_nesting = _Nesting()
+
+
+@contextlib.contextmanager
+def _pipeline_level() -> Generator[None]:
+    """One level of pipeline parsing: levels below the first are pipelines in
+    pass options. The outermost level turns running out of depth (the bound
+    above, or Python's recursion limit) into one `PipelineParseError`."""
+    if _nesting.depth >= MAX_OPTION_NESTING:
+        raise _OptionsTooDeep
+    _nesting.depth += 1
+    try:
+        yield
+    except (_OptionsTooDeep, RecursionError) as err:
+        if _nesting.depth > 1:
+            raise
+        message = (
+            _OPTIONS_TOO_DEEP if isinstance(err, _OptionsTooDeep) else _RECURSION_LIMIT
+        )
+        raise PipelineParseError(message) from None
+    finally:
+        _nesting.depth -= 1
+
+
 def parse_pass_pipeline_into(text: str, pm: OpPassManager) -> None:
     """Append the unanchored pipeline `text` (`func.func(cse),symbol-dce`) to `pm`.
 
@@ -327,6 +404,11 @@ def parse_pass_pipeline_into(text: str, pm: OpPassManager) -> None:
     on any error `pm` is left unchanged and `PipelineParseError` carries MLIR's
     message.
     """
+    with _pipeline_level():
+        _parse_pass_pipeline_into(text, pm)
+
+
+def _parse_pass_pipeline_into(text: str, pm: OpPassManager) -> None:
     from passflow.manager import Nesting, OpPassManager
 
     elements = parse_pipeline_elements(text)
@@ -345,8 +427,9 @@ def parse_pass_pipeline(text: str) -> OpPassManager:
     from passflow.manager import Nesting, OpPassManager
 
     anchor, inner, _ = split_anchored(text)
-    pm = OpPassManager(anchor, Nesting.EXPLICIT)
-    parse_pass_pipeline_into(inner, pm)
+    with _pipeline_level():
+        pm = OpPassManager(anchor, Nesting.EXPLICIT)
+        _parse_pass_pipeline_into(inner, pm)
     return pm
 
 
@@ -357,13 +440,20 @@ def add_pass_flag(pm: OpPassManager, name: str, options: str) -> None:
     pass on a module manager with implicit nesting gets its own nested pipeline,
     as mlir-opt's individual pass flags do.
     """
-    from passflow.registry import PipelineInfo, lookup
+    from passflow.registry import lookup
 
     info = lookup(name)
     if info is None:
         raise PipelineParseError(
             f"'{name}' does not refer to a registered pass or pass pipeline"
         )
+    with _pipeline_level():
+        _add_flag(pm, info, options)
+
+
+def _add_flag(pm: OpPassManager, info: PassInfo | PipelineInfo, options: str) -> None:
+    from passflow.registry import PipelineInfo
+
     chain = _ErrorChain()
     try:
         if isinstance(info, PipelineInfo):
