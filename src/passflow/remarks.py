@@ -705,7 +705,7 @@ def _category_filter(everything: str | None, own: str | None) -> re.Pattern[str]
         pattern = f"^({pattern})$"
     try:
         return re.compile(pattern)
-    except re.error:
+    except (re.error, OverflowError, RecursionError):  # `a{99999999999}`, deep groups
         return None
 
 

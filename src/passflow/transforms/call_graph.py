@@ -27,7 +27,14 @@ def callable_region(op: Operation) -> Region | None:
     trait = op.get_trait(CallableOpInterface)
     if trait is None:
         return None
-    region = trait.get_callable_region(op)
+    try:
+        region = trait.get_callable_region(op)
+    except AssertionError:
+        # xDSL gives `FuncOpCallableInterface`, which asserts a `func.func`, to
+        # other ops too (`transform.named_sequence`): their body is the first region.
+        if not op.regions:
+            return None
+        region = op.regions[0]
     return region if region.first_block is not None else None
 
 
