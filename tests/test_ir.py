@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import gc
+import os
+import weakref
 from collections.abc import Callable
 
 import pytest
@@ -9,6 +12,7 @@ from xdsl.dialects import arith, builtin
 
 from passflow import ir
 from passflow.diagnostics import IRParseError, PassflowError
+from passflow.xdsl_internals import OP_FIELDS
 
 Parse = Callable[[str], ir.ModuleOp]
 
@@ -71,6 +75,73 @@ def test_locations_point_at_the_op_in_the_source(parse: Parse) -> None:
     assert str(ir.location(foo)) == "input.mlir:9:1"
     (g,) = ir.direct_children(inner)
     assert str(ir.location(g)) == "input.mlir:5:3"
+
+
+def test_written_locations_win_and_loc_unknown_stays_unknown(parse: Parse) -> None:
+    text = (
+        '"test.a"() : () -> () loc("x.c":7:2)\n'
+        '"test.b"() : () -> () loc(unknown)\n'
+        '"test.c"() : () -> () loc("name")\n'
+        '"test.d"() : () -> ()\n'
+    )
+    assert [str(ir.location(op)) for op in ir.direct_children(parse(text))] == [
+        "x.c:7:2",
+        "<unknown>:0",
+        "<unknown>:0",
+        "input.mlir:4:1",
+    ]
+
+
+def test_a_written_module_is_not_implicit(parse: Parse) -> None:
+    assert ir.is_implicit_module(parse(TEXT))
+    written = parse("module {\n}\n")
+    assert not ir.is_implicit_module(written)
+    assert str(ir.location(written)) == "input.mlir:1:1"
+    located = parse('module {\n} loc("m.mlir":2:3)\n')
+    assert not ir.is_implicit_module(located)
+    assert str(ir.location(located)) == "m.mlir:2:3"
+
+
+def test_split_chunks_locate_ops_at_their_line_in_the_file(ctx: ir.Context) -> None:
+    module = ir.parse_module('\n  "test.a"() : () -> ()', ctx, "f.mlir", first_line=10)
+    assert str(ir.location(ir.direct_children(module)[0])) == "f.mlir:11:3"
+
+
+def test_locations_are_kept_beside_ops_not_in_them(parse: Parse) -> None:
+    for op in parse(TEXT).walk():
+        assert set(vars(op)) <= OP_FIELDS
+
+
+def test_a_files_locations_go_with_its_last_op(ctx: ir.Context) -> None:
+    module = ir.parse_module(TEXT, ctx, "gone.mlir")
+    position = ir.parse_position(ir.direct_children(module)[0])
+    assert position is not None
+    file = weakref.ref(position[0])
+    del module, position
+    gc.collect()
+    ir.parse_module(TEXT, ctx, "next.mlir")  # drops the tables of dead ops
+    assert file() is None
+
+
+def test_forked_processes_see_the_locations(parse: Parse) -> None:
+    g = ir.direct_children(ir.direct_children(parse(TEXT))[1])[0]
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        os.write(write, str(ir.location(g)).encode())
+        os._exit(0)
+    os.close(write)
+    os.waitpid(pid, 0)
+    with os.fdopen(read) as stream:
+        assert stream.read() == "input.mlir:5:3"
+
+
+def test_set_parse_position_locates_a_created_op(parse: Parse) -> None:
+    position = ir.parse_position(ir.direct_children(parse(TEXT))[0])
+    assert position is not None
+    op = arith.ConstantOp.from_int_and_width(1, 32)
+    ir.set_parse_position(op, position[0], 2)
+    assert str(ir.location(op)) == "input.mlir:1:3"
 
 
 def test_created_ops_have_unknown_location() -> None:
@@ -168,3 +239,12 @@ def test_clone_is_deep_and_detached(parse: Parse) -> None:
     assert ir.print_op(copy) == ir.print_op(module)
     ir.direct_children(copy)[0].detach()
     assert len(ir.direct_children(module)) == 3
+
+
+def test_clone_keeps_locations(parse: Parse) -> None:
+    module = parse(TEXT)
+    copy = ir.clone(module)
+    assert [ir.location(op) for op in copy.walk()] == [
+        ir.location(op) for op in module.walk()
+    ]
+    assert ir.is_implicit_module(copy)

@@ -28,14 +28,10 @@ runs.
 from __future__ import annotations
 
 import functools
-import io
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, Protocol
-
-from xdsl.ir import Region
-from xdsl.printer import Printer
 
 from passflow import ir
 from passflow.diagnostics import PassflowError
@@ -144,29 +140,13 @@ class ActionHandler(Protocol):
 # --- IR units ------------------------------------------------------------------
 
 
-class _RegionElidingPrinter(Printer):
-    """xDSL's printer with every region printed as `{...}` (MLIR's `skipRegions`)."""
-
-    def print_region(
-        self,
-        region: Region,
-        print_entry_block_args: bool = True,
-        print_empty_block: bool = True,
-        print_block_terminators: bool = True,
-    ) -> None:
-        self.print_string("{...}")
-
-
 def describe_ir_unit(op: Operation) -> str:
     """`op` on one line, regions elided: `func.func @f(%a: i32) -> i32 {...}`.
 
     Builtin ops lose their `builtin.` prefix (`module {...}`), as MLIR's printer
     writes them; everything else is xDSL's custom form.
     """
-    stream = io.StringIO()
-    _RegionElidingPrinter(stream=stream).print_op(op)
-    # Some custom printers write an empty body themselves (`builtin.module {\n}`).
-    text = stream.getvalue().replace("{\n}", "{...}")
+    text = ir.print_op_without_regions(op)
     return text[len("builtin.") :] if text.startswith("builtin.") else text
 
 

@@ -1,6 +1,3 @@
-# pyright: reportPrivateUsage=false
-# This module is part of the bridge to xDSL (like passflow.ir): it rebuilds ops
-# field by field, so it reads the name hints xDSL keeps in private fields.
 """Moving IR between processes without printing or parsing it.
 
 Shipping a function as text costs more than most passes on it (xDSL's parser is
@@ -13,11 +10,12 @@ costs about what cloning does and a tenth of parsing.
 
 Everything that makes a serial run's output and diagnostics what they are
 survives the trip: op classes (by name, through the receiving context),
-operands, result types and names, properties, attributes, locations,
-successors, block arguments and their names, nested regions, and the extra
-per-op state other modules keep on the op (passflow.ir's source positions).
-Large shared objects referenced by that extra state (the parsed source file) go
-through a `shared` table, so they are sent once per stream or not at all.
+operands, result types and names, properties, attributes, locations (the
+`loc(...)` written and where the op was parsed, `ir.parse_position`),
+successors, block arguments and their names, nested regions, and any state
+other code stored on the op object (`xdsl_internals.foreign_op_state`). Large
+shared objects among these (the parsed file) go through a `shared` table, so
+they are sent once per stream or not at all.
 """
 
 from __future__ import annotations
@@ -32,6 +30,11 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from passflow import ir
 from passflow.diagnostics import PassflowError
 from passflow.ir import Context
+from passflow.xdsl_internals import (
+    foreign_op_state,
+    restore_foreign_op_state,
+    set_name_hint_verbatim,
+)
 
 __all__ = [
     "ChangeDetector",
@@ -41,32 +44,17 @@ __all__ = [
     "shared_candidates",
 ]
 
-# xDSL's own per-op state; anything else in an op's __dict__ is carried along.
-_OP_FIELDS = frozenset(
-    {
-        "_operands",
-        "_operand_uses",
-        "results",
-        "properties",
-        "attributes",
-        "location",
-        "_successors",
-        "_successor_uses",
-        "regions",
-        "parent",
-        "_next_op",
-        "_prev_op",
-    }
-)
 _PLAIN = (int, float, str, bool, bytes, type(None))
 
 # Encoded forms (all tuples of ints, strings and nested tuples):
-#   op      = (name, operands, result types, result names | None, properties,
-#              attributes, location, successors, regions, extras | None)
-#   region  = tuple of blocks
-#   block   = (arg types, arg names | None, arg locations, block name | None, ops)
-#   header  = (properties, attributes, location)
-#   extras  = tuple of (key, is_shared, value-or-shared-index)
+#   op       = (name, operands, result types, result names | None, properties,
+#               attributes, location, successors, regions, position | None,
+#               extras | None)
+#   region   = tuple of blocks
+#   block    = (arg types, arg names | None, arg locations, block name | None, ops)
+#   header   = (properties, attributes, location)
+#   position = (is_shared, file-or-shared-index, offset)
+#   extras   = tuple of (key, is_shared, value-or-shared-index)
 EncodedOp = tuple[object, ...]
 EncodedRegion = tuple[object, ...]
 
@@ -195,7 +183,7 @@ class Encoder:
         blocks = self._blocks
         for block in region.blocks:
             blocks[block] = len(blocks)
-            for arg in block._args:
+            for arg in block.args:
                 values[arg] = len(values)
         for block in region.blocks:
             for op in block.ops:
@@ -212,14 +200,14 @@ class Encoder:
         attr = self._attr
         encoded: list[object] = []
         for block in region.blocks:
-            args = block._args
-            names = tuple(a._name for a in args)
+            args = block.args
+            names = tuple(a.name_hint for a in args)
             encoded.append(
                 (
                     tuple(attr(a.type) for a in args),
                     names if any(n is not None for n in names) else None,
                     tuple(attr(a.location) for a in args),
-                    block._name,
+                    block.name_hint,
                     tuple(self._op(op) for op in block.ops),
                 )
             )
@@ -229,20 +217,15 @@ class Encoder:
         attr = self._attr
         values = self._values
         try:
-            operands = tuple(values[v] for v in op._operands)
+            operands = tuple(values[v] for v in op.operands)
         except KeyError:
             raise TransferError(
                 f"'{op.name}' uses a value defined outside the op being moved"
             ) from None
         results = op.results
-        names = tuple(r._name for r in results)
-        extras: list[tuple[str, bool, object]] | None = None
-        for key, value in vars(op).items():
-            if key in _OP_FIELDS:
-                continue
-            if extras is None:
-                extras = []
-            extras.append(self._extra(key, value))
+        names = tuple(r.name_hint for r in results)
+        position = ir.parse_position(op)
+        foreign = foreign_op_state(op)
         return (
             op.name,
             operands,
@@ -251,28 +234,35 @@ class Encoder:
             tuple((k, attr(v)) for k, v in op.properties.items()),
             tuple((k, attr(v)) for k, v in op.attributes.items()),
             attr(op.location),
-            tuple(self._blocks[s] for s in op._successors),
+            tuple(self._blocks[s] for s in op.successors),
             tuple(self._region(r) for r in op.regions),
-            None if extras is None else tuple(extras),
+            None if position is None else (*self._share(position[0]), position[1]),
+            tuple((k, *self._share(v)) for k, v in foreign) if foreign else None,
         )
 
-    def _extra(self, key: str, value: object) -> tuple[str, bool, object]:
+    def _share(self, value: object) -> tuple[bool, object]:
+        """`value` as sent: (True, its index) if in the shared table (or added to
+        it), else (False, the value itself)."""
         if isinstance(value, _PLAIN):
-            return (key, False, value)
+            return (False, value)
         index = self._shared_ids.get(id(value))
         if index is None and self._grow:
             index = self._shared_ids[id(value)] = len(self.shared)
             self.shared.append(value)
-        return (key, False, value) if index is None else (key, True, index)
+        return (False, value) if index is None else (True, index)
 
 
 def shared_candidates(ops: Sequence[Operation]) -> list[object]:
-    """The non-plain extra state of `ops` (each object once): what a forked worker
-    can refer to by index instead of pickling it (the parsed source file)."""
+    """The large objects `ops` refer to besides their IR, each once: the files they
+    were parsed from and the non-plain state other code stored on them. A forked
+    worker can refer to these by index instead of pickling them."""
     found: dict[int, object] = {}
     for op in ops:
-        for key, value in vars(op).items():
-            if key not in _OP_FIELDS and not isinstance(value, _PLAIN):
+        position = ir.parse_position(op)
+        if position is not None:
+            found.setdefault(id(position[0]), position[0])
+        for _, value in foreign_op_state(op):
+            if not isinstance(value, _PLAIN):
                 found.setdefault(id(value), value)
     return list(found.values())
 
@@ -379,14 +369,15 @@ class Decoder:
                 block_enc,
             )
             block = Block(arg_types=[attrs[t] for t in types])
-            for arg, loc in zip(block._args, locations, strict=True):
+            args = block.args
+            for arg, loc in zip(args, locations, strict=True):
                 arg.location = cast(LocationAttr, attrs[loc])
             if names is not None:
-                for arg, name in zip(block._args, names, strict=True):
-                    arg._name = name
+                for arg, name in zip(args, names, strict=True):
+                    set_name_hint_verbatim(arg, name)
             if block_name is not None:
-                block._name = block_name
-            values.extend(block._args)
+                set_name_hint_verbatim(block, block_name)
+            values.extend(args)
             self._blocks.append(block)
             pending.append((block, ops))
         for block, ops in pending:
@@ -404,6 +395,7 @@ class Decoder:
             location,
             successors,
             regions,
+            position,
             extras,
         ) = cast(
             tuple[
@@ -416,6 +408,7 @@ class Decoder:
                 int,
                 tuple[int, ...],
                 tuple[EncodedRegion, ...],
+                tuple[bool, object, int] | None,
                 tuple[tuple[str, bool, object], ...] | None,
             ],
             encoded,
@@ -439,10 +432,18 @@ class Decoder:
         values.extend(results)
         if result_names is not None:
             for result, result_name in zip(results, result_names, strict=True):
-                result._name = result_name
+                set_name_hint_verbatim(result, result_name)
+        if position is not None:
+            is_shared, file, offset = position
+            ir.set_parse_position(
+                op, cast(ir.ParsedFile, self._unshare(is_shared, file)), offset
+            )
         if extras is not None:
-            state = vars(op)
-            shared = self.shared
-            for key, is_shared, value in extras:
-                state[key] = shared[cast(int, value)] if is_shared else value
+            restore_foreign_op_state(
+                op, ((key, self._unshare(is_shared, v)) for key, is_shared, v in extras)
+            )
         return op
+
+    def _unshare(self, is_shared: bool, value: object) -> object:
+        """What `Encoder._share` sent as `(is_shared, value)`."""
+        return self.shared[cast(int, value)] if is_shared else value

@@ -29,7 +29,8 @@ from xdsl.traits import (
     only_has_effect,
 )
 from xdsl.traits import is_side_effect_free as _xdsl_is_side_effect_free
-from xdsl.transforms.dead_code_elimination import result_only_effects
+
+from passflow.xdsl_internals import only_affects_own_results
 
 __all__ = [
     "Reuse",
@@ -74,7 +75,7 @@ def would_be_trivially_dead(op: Operation) -> bool:
     """Whether `op` could be erased if its results were unused (MLIR's
     `wouldOpBeTriviallyDead`)."""
     facts = _class_facts(op)
-    return not facts.never_dead and (facts.pure or result_only_effects(op))
+    return not facts.never_dead and (facts.pure or only_affects_own_results(op))
 
 
 def is_trivially_dead(op: Operation) -> bool:

@@ -19,9 +19,6 @@ from xdsl.dialects.builtin import UnknownLoc
 from xdsl.ir import Block, Operation, Region
 from xdsl.rewriter import Rewriter
 from xdsl.traits import IsolatedFromAbove, IsTerminator
-from xdsl.transforms.common_subexpression_elimination import (
-    has_other_side_effecting_op_in_between,
-)
 
 from passflow.analyses.dominance import DominanceInfo
 from passflow.ir import operation_name
@@ -29,6 +26,7 @@ from passflow.pass_base import OperationPass
 from passflow.registry import register_pass
 from passflow.statistics import Statistic
 from passflow.transforms._effects import Reuse, is_trivially_dead, reuse_of
+from passflow.xdsl_internals import may_write_between
 
 __all__ = ["CSE", "CSEDriver"]
 
@@ -196,7 +194,7 @@ class CSEDriver:
         if (
             existing is not None
             and existing.parent is op.parent
-            and not has_other_side_effecting_op_in_between(existing, op)
+            and not may_write_between(existing, op)
         ):
             self._replace(table, op, existing, ssa)
             return

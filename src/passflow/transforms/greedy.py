@@ -27,7 +27,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from inspect import getattr_static
 
 from xdsl.context import Context
 from xdsl.dialect_interfaces.constant_materialization import (
@@ -48,6 +47,7 @@ from passflow.transforms.region_simplify import (
     erase_unreachable_blocks,
     simplify_regions,
 )
+from passflow.xdsl_internals import retarget_rewriter, working_folder
 
 __all__ = [
     "GreedyRewriteConfig",
@@ -101,28 +101,12 @@ class PatternSet:
         if found is None:
             found = _OpClassInfo(
                 tuple(self._patterns_of(op)),
-                _folder_of(op),
+                working_folder(op),
                 op.has_trait(ConstantLike),
             )
             if not isinstance(op, UnregisteredOp):  # a class per op: do not keep them
                 self._by_class[type(op)] = found
         return found
-
-
-def _folder_of(op: Operation) -> HasFolder | None:
-    """The op's folder, if it has one that folds.
-
-    xDSL's `bigint.constant` declares the bare `HasFolder()` trait, whose `fold`
-    only raises `NotImplementedError`: no folder, rather than a crash. (xDSL's
-    canonicalizer never folds constants, so it never calls it.)
-    """
-    folder = op.get_trait(HasFolder)
-    if folder is None or getattr_static(type(folder), "fold") is _UNIMPLEMENTED_FOLD:
-        return None
-    return folder
-
-
-_UNIMPLEMENTED_FOLD: object = getattr_static(HasFolder, "fold")
 
 
 @dataclass
@@ -375,12 +359,7 @@ class _RegionDriver:
         return changed
 
     def _reset(self, op: Operation) -> PatternRewriter:
-        rewriter = self.rewriter
-        rewriter.has_done_action = False
-        rewriter.current_operation = op
-        rewriter.insertion_point = InsertPoint.before(op)
-        rewriter.name_hint = None
-        return rewriter
+        return retarget_rewriter(self.rewriter, op)
 
     def _try_patterns(self, op: Operation) -> bool:
         patterns = self.patterns.info(op).patterns

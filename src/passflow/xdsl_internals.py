@@ -1,0 +1,159 @@
+"""The xDSL internals passflow relies on outside parsing, each behind one function.
+
+`passflow.ir` is the bridge to xDSL, and this module is its other half: every
+use of something xDSL does not promise (a private field, the layout of one of
+its classes, a helper of one of its passes, how it raises a diagnostic) that
+is not part of the parser and context in `passflow.ir` is here. The rest of
+passflow calls these functions and uses xDSL's public API only, so an xDSL
+upgrade that changes one of these things breaks this file, and
+`tests/test_xdsl_canaries.py` says which one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from inspect import getattr_static
+
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter
+from xdsl.rewriter import InsertPoint
+from xdsl.traits import HasFolder
+from xdsl.transforms.common_subexpression_elimination import (
+    has_other_side_effecting_op_in_between,
+)
+from xdsl.transforms.dead_code_elimination import result_only_effects
+from xdsl.utils.diagnostic import Diagnostic as XDSLDiagnostic
+from xdsl.utils.exceptions import ArgSpecParseError
+
+__all__ = [
+    "OP_FIELDS",
+    "arg_spec_error_reason",
+    "diagnostic_op_messages",
+    "foreign_op_state",
+    "may_write_between",
+    "only_affects_own_results",
+    "restore_foreign_op_state",
+    "retarget_rewriter",
+    "set_name_hint_verbatim",
+    "working_folder",
+]
+
+
+# --- names of values and blocks ------------------------------------------------------
+
+
+def set_name_hint_verbatim(named: SSAValue | Block, name: str | None) -> None:
+    """Give a value or block exactly the name hint `name`, as read from another
+    copy of the same IR (`name_hint` of that copy).
+
+    xDSL's `name_hint` setter drops a trailing `_<digits>` (`x_1` becomes `x`),
+    so IR rebuilt in another process would print other names than the original.
+    """
+    named._name = name  # pyright: ignore[reportPrivateUsage]
+
+
+# --- state other code keeps on op objects --------------------------------------------
+
+OP_FIELDS = frozenset(field.name for field in dataclasses.fields(Operation))
+"""xDSL's own per-op state: the fields of its `Operation` dataclass."""
+
+
+def foreign_op_state(op: Operation) -> list[tuple[str, object]]:
+    """What code other than xDSL stored on the op object itself (anything in its
+    instance dict that is not one of xDSL's fields), so that a copy of the op made
+    elsewhere (`passflow.executors.transfer`) can carry it too.
+
+    CPython keeps an object's attributes without a dict until one is asked for:
+    the first call for an op costs it one (about 60 bytes and 5 µs).
+    """
+    return [(key, value) for key, value in vars(op).items() if key not in OP_FIELDS]
+
+
+def restore_foreign_op_state(
+    op: Operation, state: Iterable[tuple[str, object]]
+) -> None:
+    """Put `foreign_op_state` read from another op on `op`."""
+    vars(op).update(state)
+
+
+# --- diagnostics ---------------------------------------------------------------------
+
+
+def diagnostic_op_messages(err: BaseException) -> list[tuple[Operation, str]]:
+    """The ops and messages of the innermost xDSL `Diagnostic` that raised `err`
+    (`op.emit_error`, the pattern walker's "Error while applying pattern"), read
+    from its traceback: xDSL prints them into the exception's notes, with the whole
+    module, and keeps them nowhere else."""
+    code = XDSLDiagnostic.raise_exception.__code__
+    found: XDSLDiagnostic | None = None
+    tb = err.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code is code:
+            candidate = tb.tb_frame.f_locals.get("self")
+            if isinstance(candidate, XDSLDiagnostic):
+                found = candidate
+        tb = tb.tb_next
+    if found is None:
+        return []
+    return [
+        (named, message)
+        for named, messages in found.op_messages.items()
+        for message in messages
+    ]
+
+
+def arg_spec_error_reason(err: ArgSpecParseError) -> str:
+    """What xDSL's pass spec parser says is wrong, for a one-line option error:
+    the last line of its message, which first repeats the whole spec with a caret
+    under the offending token."""
+    lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+    return lines[-1] if lines else "invalid pass options"
+
+
+# --- folding and rewriting -----------------------------------------------------------
+
+_UNIMPLEMENTED_FOLD: object = getattr_static(HasFolder, "fold")
+
+
+def working_folder(op: Operation) -> HasFolder | None:
+    """The op's folder, if it has one that folds.
+
+    xDSL's `bigint.constant` declares the bare `HasFolder()` trait, whose `fold`
+    only raises `NotImplementedError`: no folder, rather than a crash. (xDSL's
+    canonicalizer never folds constants, so it never calls it.)
+    """
+    found = op.get_trait(HasFolder)
+    if found is None or getattr_static(type(found), "fold") is _UNIMPLEMENTED_FOLD:
+        return None
+    return found
+
+
+def retarget_rewriter(rewriter: PatternRewriter, op: Operation) -> PatternRewriter:
+    """`rewriter`, made ready to match `op` as a new `PatternRewriter(op)` would be
+    (nothing done yet, inserting before `op`, no name hint), keeping its listeners.
+
+    A greedy driver tries patterns on many ops; building a rewriter and registering
+    its listeners for each costs more than the matching usually does.
+    """
+    rewriter.has_done_action = False
+    rewriter.current_operation = op
+    rewriter.insertion_point = InsertPoint.before(op)
+    rewriter.name_hint = None
+    return rewriter
+
+
+# --- memory effects ------------------------------------------------------------------
+
+
+def only_affects_own_results(op: Operation) -> bool:
+    """Whether `op`'s known effects are reads, or allocations of values it or its
+    regions define: nothing a use of its results would miss if it were gone (MLIR's
+    `wouldOpBeTriviallyDead` test on effects; xDSL's DCE helper)."""
+    return result_only_effects(op)
+
+
+def may_write_between(first: Operation, last: Operation) -> bool:
+    """Whether an op from `first` up to `last` (excluded), in their common block,
+    may write memory or has unknown effects (xDSL's CSE helper)."""
+    return has_other_side_effecting_op_in_between(first, last)
