@@ -29,6 +29,7 @@ typecheck: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
 test: lint typecheck pytest lit
 

@@ -15,6 +15,10 @@ import statistics
 import time
 
 from passflow import OperationPass, PassManager, ir
+from passflow.analysis import AnalysisManager
+from passflow.diagnostics import DiagnosticEngine
+from passflow.pass_base import PassExecutionState
+from passflow.runner import RunState
 
 
 class NoOp(OperationPass):
@@ -50,13 +54,21 @@ def time_manager(module: ir.ModuleOp, passes: int, repeat: int) -> float:
 
 
 def time_bare_loop(module: ir.ModuleOp, passes: int, repeat: int) -> float:
+    # Each body gets the one state it needs once; the loop only points it at
+    # the next op, the least any manager must do per dispatch.
+    run = RunState(ir.default_context(), DiagnosticEngine(), None, verify=False)
+    am = AnalysisManager.for_root(module)
     bodies = [NoOp() for _ in range(passes)]
+    states = [PassExecutionState(module, am, run) for _ in bodies]
+    for body, state in zip(bodies, states, strict=True):
+        body.execution_state = state
+    pairs = list(zip(bodies, states, strict=True))
     samples: list[float] = []
     for _ in range(repeat):
         start = time.perf_counter()
         for op in ir.direct_children(module):
-            for body in bodies:
-                body._op = op  # pyright: ignore[reportPrivateUsage]
+            for body, state in pairs:
+                state.op = op
                 body.run_on_operation()
         samples.append(time.perf_counter() - start)
     return statistics.median(samples)

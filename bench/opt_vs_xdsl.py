@@ -93,8 +93,10 @@ def main() -> None:
     )
     with tempfile.TemporaryDirectory() as directory:
         empty = make_input(1, directory)  # xdsl-opt refuses an empty file
-        base_ours = measured([*PASSFLOW, empty, "-o", os.devnull])[1]
-        base_theirs = measured([*XDSL, empty, "-o", os.devnull])[1]
+        # A real file, not /dev/null: both tools pay for writing their output.
+        output = os.path.join(directory, "output.mlir")
+        base_ours = measured([*PASSFLOW, empty, "-o", output])[1]
+        base_theirs = measured([*XDSL, empty, "-o", output])[1]
         for size in args.sizes:
             path = make_input(size, directory)
             ours: list[tuple[float, int]] = []
@@ -108,11 +110,11 @@ def main() -> None:
                             PASSFLOW_PIPELINE,
                             *args.passflow_flag,
                             "-o",
-                            os.devnull,
+                            output,
                         ]
                     )
                 )
-                theirs.append(measured([*XDSL, path, *XDSL_PIPELINE, "-o", os.devnull]))
+                theirs.append(measured([*XDSL, path, *XDSL_PIPELINE, "-o", output]))
             a = statistics.median(t for t, _ in ours)
             b = statistics.median(t for t, _ in theirs)
             ma = statistics.median(m for _, m in ours)

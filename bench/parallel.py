@@ -37,7 +37,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from passflow import OperationPass, PassManager, ir
-from passflow.execution import ChildExecutor, ExecutorProfile, ThreadExecutor
+from passflow.execution import ChildExecutor
+from passflow.executors import ExecutorProfile, ThreadExecutor
 from passflow.executors.forking import ProcessExecutor
 from passflow.executors.transfer import Decoder, Encoder
 from passflow.pipeline_text import parse_pass_pipeline

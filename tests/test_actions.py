@@ -35,7 +35,8 @@ from passflow.actions import (
     describe_ir_unit,
     parse_location_filter,
 )
-from passflow.execution import ChildExecutor, ThreadExecutor
+from passflow.execution import ChildExecutor
+from passflow.executors import ThreadExecutor
 from passflow.executors.forking import ProcessExecutor
 from passflow.instruments.action_logging import ActionLogger
 from passflow.instruments.action_profiler import ActionProfiler

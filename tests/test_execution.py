@@ -32,18 +32,21 @@ from passflow import (
 )
 from passflow.analysis import AnalysisManager
 from passflow.diagnostics import PassflowError
-from passflow.execution import (
-    ChildExecutor,
+from passflow.execution import ChildExecutor
+from passflow.executors import (
     SerialExecutor,
     ThreadExecutor,
     as_child_executor,
     make_executor,
-    threading_sibling,
+    threading_disabled,
 )
 from passflow.executors.forking import ProcessExecutor
 from passflow.executors.shipping import ShippingExecutor
 from passflow.executors.transfer import Decoder, Encoder
+from passflow.instruments.ir_printing import IRPrinterConfig
+from passflow.pass_base import walk_passes
 from passflow.pipeline_text import parse_pass_pipeline
+from passflow.statistics import statistic_values
 from passflow.testing import TestStatisticPass
 
 # --- passes used by the corpus -----------------------------------------------------
@@ -252,8 +255,6 @@ def _run(
     executor: ChildExecutor | None,
 ) -> tuple[str, list[str], bool, list[tuple[str, list[int]]]]:
     """Printed IR, diagnostics, success and statistics of one run."""
-    from passflow.execution import passes_in_order
-    from passflow.statistics import statistic_values
 
     ctx = ir.default_context(allow_unregistered=True)
     module = ir.parse_module(text, ctx, "corpus.mlir")
@@ -271,7 +272,7 @@ def _run(
     # (tests/test_statistics_executors.py).
     stats = [
         (p.name, [v for _, v in statistic_values(p)])
-        for p in passes_in_order([pm])
+        for p in walk_passes([pm])
         if isinstance(p, TestStatisticPass)
     ]
     return ir.print_op(module), seen, ok, stats
@@ -379,32 +380,10 @@ def test_threads_run_clones_reused_until_the_pipeline_changes(
     pm.run(parse(_arith_functions(6)))
     assert {who for who, _ in WhoRan.seen} <= first
     pm.passes[0].managers[0].add(WhoRan())  # type: ignore[attr-defined]
-    pm.clear_caches()
     WhoRan.seen.clear()
     pm.run(parse(_arith_functions(6)))
     assert not ({who for who, _ in WhoRan.seen} & first)
     executor.close()
-
-
-def test_threading_sibling_names_the_original_pass() -> None:
-    executor = ThreadExecutor(2)
-    pm = PassManager()
-    original = WhoRan()
-    pm.nest("func.func").add(original)
-    pm.executor = executor
-    pm.run(ir.parse_module(_arith_functions(4)))
-    clones = [p for p in _live_clones(executor) if p is not original]
-    assert clones
-    assert all(threading_sibling(c) is original for c in clones)
-    assert threading_sibling(original) is original
-    executor.close()
-
-
-def _live_clones(executor: ThreadExecutor) -> list[Pass]:
-    from passflow.execution import passes_in_order
-
-    slots = executor._clones._by_adaptor.values()  # pyright: ignore[reportPrivateUsage]
-    return [p for _, found in slots for slot in found for p in passes_in_order(slot)]
 
 
 @pytest.mark.parametrize("kind", ["thread", "process"])
@@ -416,18 +395,31 @@ def test_statistics_of_clones_are_summed_into_the_originals(kind: str) -> None:
     stats = TestStatisticPass()
     pm.nest("func.func").add(stats)
     pm.executor = executor
+    ran = PassRecorder()
+    if kind == "thread":  # instrumented runs stay in the process: threads only
+        pm.add_instrumentation(ran)
     text = _arith_functions(5)
     pm.run(ir.parse_module(text))
     ops_per_function = 8
     assert stats.num_ops == 5 * ops_per_function
     pm.run(ir.parse_module(text))  # statistics persist across runs, as in MLIR
     assert stats.num_ops == stats.num_ops2 == 10 * ops_per_function
-    if isinstance(executor, ThreadExecutor):
-        assert all(
-            isinstance(p, TestStatisticPass) and p.num_ops == 0
-            for p in _live_clones(executor)
-        )
+    if kind == "thread":
+        clones = [p for p in ran.passes if p is not stats]
+        assert clones  # the workers ran clones, whose counts went to `stats`
+        assert all(isinstance(p, TestStatisticPass) and p.num_ops == 0 for p in clones)
     executor.close()
+
+
+class PassRecorder(PassInstrumentation):
+    """Every pass object that ran, once each."""
+
+    def __init__(self) -> None:
+        self.passes: list[Pass] = []
+
+    def run_after_pass(self, pass_: Pass, op: ir.Operation) -> None:
+        if not pass_.is_adaptor and all(p is not pass_ for p in self.passes):
+            self.passes.append(pass_)
 
 
 class ParentRecorder(PassInstrumentation):
@@ -783,3 +775,31 @@ def test_dask_honours_the_configurations_encryption_requirement() -> None:
         "required by Dask configuration, refusing communication from/to "
         "'tcp://127.0.0.1:1'"
     )
+
+
+@pytest.mark.parametrize(
+    ("make", "disabled"),
+    [
+        (lambda: None, True),
+        (SerialExecutor, True),
+        (lambda: ThreadExecutor(1), True),
+        (lambda: ProcessExecutor(1), True),
+        (lambda: make_executor("thread", 1), True),
+        (lambda: ThreadExecutor(2), False),
+        (lambda: ProcessExecutor(2), False),
+    ],
+)
+def test_one_rule_says_whether_threading_is_disabled(
+    make: Callable[[], ChildExecutor | None], disabled: bool
+) -> None:
+    executor = make()
+    assert threading_disabled(executor) is disabled
+    pm = PassManager(executor=executor)
+    assert pm.threading_disabled is disabled
+    config = IRPrinterConfig(after_all=True, module_scope=True)
+    if disabled:  # module-scope printing needs every child on this thread
+        pm.enable_ir_printing(config)
+    else:
+        with pytest.raises(PassflowError, match="multi-threading"):
+            pm.enable_ir_printing(config)
+    pm.close()

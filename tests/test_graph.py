@@ -546,7 +546,7 @@ def test_the_run_goes_through_the_given_pass_manager(module: ir.ModuleOp) -> Non
         "pass request-jump",
         "stage b",
     ]
-    assert pm.passes == []
+    assert pm.passes == ()
 
 
 def test_the_pass_managers_verifier_setting_applies_to_stages(
@@ -699,8 +699,10 @@ def test_subgraph_runs_as_one_unit_with_its_own_order(module: ir.ModuleOp) -> No
     assert inner.order == ("first", "second")
     expected = ("before", "sub/first", "sub/second", "after")
     assert schedule.run(module).executed == expected
-    nested = schedule.as_pass().nested_pipelines()
-    assert tuple(name for name, _ in nested) == expected
+    as_pass = schedule.as_pass()
+    stages = as_pass.stages()
+    assert tuple(name for name, _ in stages) == expected
+    assert as_pass.nested_pipelines() == [pm for _, pm in stages]
 
 
 def test_members_may_reuse_outer_names() -> None:

@@ -12,11 +12,14 @@ from passflow import (
     Nesting,
     OperationPass,
     OpPassManager,
+    PassflowError,
     PassManager,
     PassNestingError,
     PassPipelineError,
+    Statistic,
     ir,
 )
+from passflow.options import ListOption
 from passflow.testing import TestFunctionPass, TestInterfacePass, TestModulePass
 
 Parse = Callable[[str], ir.ModuleOp]
@@ -428,12 +431,59 @@ def test_dependent_dialects_are_loaded_before_the_run(
     assert seen == [True, True]
 
 
+class Collecting(OperationPass):
+    """A pass with a list option, a list of its own and a statistic."""
+
+    argument = "collecting"
+    op_name = "func.func"
+    items = ListOption(int, help="numbers")
+    runs = Statistic(description="functions seen")
+
+    def __init__(self, **options: object) -> None:
+        super().__init__(**options)
+        self.seen: list[str] = []
+        self.clone_during_run: Collecting | None = None
+
+    def run_on_operation(self) -> None:
+        self.runs += 1
+        self.seen.append(ir.symbol_name(self.get_operation()) or "")
+        if self.clone_during_run is None:
+            self.clone_during_run = self.clone()
+
+
 def test_clone_copies_options_state_but_not_run_state() -> None:
     original = Record("label", fail_on="x")
     copy = original.clone()
     assert copy is not original
     assert (copy.label, copy.fail_on) == ("label", "x")
-    assert copy._op is None  # pyright: ignore[reportPrivateUsage]
+    assert copy.execution_state is None
+
+
+def test_clones_share_no_list_option_and_no_list_state() -> None:
+    original = Collecting(items=[1, 2])
+    original.seen.append("before")
+    copy = original.clone()
+    copy.items.append(3)
+    copy.seen.append("copy")
+    assert original.items == [1, 2]
+    assert original.seen == ["before"]
+    assert str(original) == "collecting{items={1,2}}"
+    assert str(copy) == "collecting{items={1,2,3}}"
+
+
+def test_clones_start_with_fresh_statistics_and_no_run_state(parse: Parse) -> None:
+    pm = PassManager()
+    collecting = Collecting()
+    pm.nest("func.func").add(collecting)
+    pm.run(parse(TWO_FUNCS))
+    assert collecting.runs == 2
+    assert collecting.execution_state is None  # reset after a real run
+    with pytest.raises(PassflowError, match="is not running on an operation"):
+        collecting.get_operation()
+    during = collecting.clone_during_run
+    assert during is not None and during.execution_state is None
+    copy = collecting.clone()
+    assert (copy.runs, collecting.runs) == (0, 2)
 
 
 def test_get_operation_outside_a_run_is_an_error() -> None:

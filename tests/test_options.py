@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 import math
-from collections.abc import Iterator
+import operator
 from typing import Any, cast
 
 import pytest
@@ -18,18 +18,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from passflow.diagnostics import OptionError, PipelineParseError, RegistrationError
+from passflow.manager import OpPassManager
 from passflow.options import (
     INT,
     LONG,
-    PIPELINE,
     UNSIGNED,
     UNSIGNED_LONG,
     ListOption,
     Option,
     OptionBase,
-    PipelineOption,
     PipelineOptions,
-    PipelineValue,
     apply_options,
     apply_options_string,
     copy_option_values,
@@ -38,9 +36,10 @@ from passflow.options import (
     option_values,
     options_of,
     parse_options_string,
-    set_pipeline_parser,
 )
-from passflow.pipeline_text import split_anchored
+from passflow.pass_base import OperationPass
+from passflow.pipeline_text import PIPELINE, PipelineOption, parse_pass_pipeline
+from passflow.registry import lookup_pass
 
 # --- mirrors of mlir-opt passes ---------------------------------------------------
 
@@ -825,47 +824,21 @@ def test_programmatic_lists_are_not_explicit_but_text_lists_are() -> None:
 
 # --- pipeline-valued options ---------------------------------------------------------
 
-
-class FakePipeline:
-    """Stands in for an OpPassManager: prints as its text, clones into a new object."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def clone(self) -> FakePipeline:
-        return FakePipeline(self.text)
-
-    def __str__(self) -> str:
-        return self.text
+UNKNOWN_BOGUS = (
+    "MLIR Textual PassPipeline Parser:1:1: error: 'bogus' does not refer to a "
+    "registered pass or pass pipeline\nbogus\n^\n"
+)
 
 
-def parse_fake_pipeline(text: str) -> PipelineValue:
-    _, inner, offset = split_anchored(text)
-    if inner.strip() == "bogus":
-        raise PipelineParseError(
-            "'bogus' does not refer to a registered pass", inner, 0
-        )
-    return FakePipeline(text[: offset - 1].strip() + "(" + inner + ")")
-
-
-@pytest.fixture
-def fake_pipelines() -> Iterator[None]:
-    set_pipeline_parser(parse_fake_pipeline)
-    yield
-    set_pipeline_parser(None)
-
-
-@pytest.mark.usefixtures("fake_pipelines")
 def test_pipeline_option_defaults_parse_per_instance() -> None:
     first, second = Nested(), Nested()
     assert first.inner is None
-    assert isinstance(first.fallback, FakePipeline)
+    assert isinstance(first.fallback, OpPassManager)
     assert first.fallback is not second.fallback
     assert printed(first) == "nested{fallback=any(cse) inner=}"
     assert options_of(Nested)["fallback"].default == "any(cse)"
 
 
-@pytest.mark.usefixtures("fake_pipelines")
 def test_pipeline_option_parse_print_and_copy() -> None:
     source = with_options("nested", "inner=func.func(cse)")
     assert printed(source) == "nested{fallback=any(cse) inner=func.func(cse)}"
@@ -875,7 +848,6 @@ def test_pipeline_option_parse_print_and_copy() -> None:
     assert target.inner is not source.inner
 
 
-@pytest.mark.usefixtures("fake_pipelines")
 @pytest.mark.parametrize(
     ("text", "message"),
     [
@@ -889,11 +861,7 @@ def test_pipeline_option_parse_print_and_copy() -> None:
             "expected pass pipeline to be wrapped with the anchor operation type, "
             "e.g. 'builtin.module(...)'",
         ),
-        (
-            "inner=func.func(bogus)",
-            "MLIR Textual PassPipeline Parser:1:1: error: 'bogus' does not refer to a "
-            "registered pass\nbogus\n^\n",
-        ),
+        ("inner=func.func(bogus)", UNKNOWN_BOGUS),
         ("inner", "passflow-opt: for the --inner option: requires a value!"),
     ],
 )
@@ -905,45 +873,51 @@ def test_pipeline_option_errors_are_the_pipeline_parsers(
     assert str(info.value) == message
 
 
-@pytest.mark.usefixtures("fake_pipelines")
 def test_pipeline_lists_print_like_inline_op_pipelines() -> None:
-    inline = with_options(
-        "inline", "op-pipelines=func.func(cse),builtin.module(canonicalize)"
-    )
+    inline = with_options("inline", "op-pipelines=func.func(cse),any(symbol-dce)")
     assert printed(inline) == (
         "inline{default-pipeline=canonicalize inlining-threshold=4294967295 "
-        "max-iterations=4 op-pipelines={func.func(cse),builtin.module(canonicalize)}}"
+        "max-iterations=4 op-pipelines={func.func(cse),any(symbol-dce)}}"
     )
     copy = Inline()
     copy_option_values(inline, copy)
-    assert [str(p) for p in copy.op_pipelines] == [
-        "func.func(cse)",
-        "builtin.module(canonicalize)",
-    ]
+    assert [str(p) for p in copy.op_pipelines] == ["func.func(cse)", "any(symbol-dce)"]
     assert copy.op_pipelines[0] is not inline.op_pipelines[0]
 
 
-def test_default_pipeline_parser_is_pipeline_text(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    import passflow.pipeline_text
+class RunsPipelines(OperationPass):
+    argument = "runs-pipelines"
+    pipelines = ListOption(PIPELINE, help="Pipelines to run")
 
-    seen: list[str] = []
+    def run_on_operation(self) -> None:
+        pass
 
-    def parse_pass_pipeline(text: str) -> PipelineValue:
-        seen.append(text)
-        return FakePipeline(text)
 
-    monkeypatch.setattr(
-        passflow.pipeline_text,
-        "parse_pass_pipeline",
-        parse_pass_pipeline,
-        raising=False,
-    )
-    nested = Nested()
-    apply_options_string(nested, "inner=any(cse)")
-    assert str(nested.inner) == "any(cse)"
-    assert seen == ["any(cse)"]
+def test_cloned_pass_shares_no_pipeline_with_its_original() -> None:
+    original = RunsPipelines()
+    original.initialize_options("pipelines=func.func(cse),any(symbol-dce)")
+    clone = original.clone()
+    assert clone.pipelines is not original.pipelines
+    assert not any(map(operator.is_, clone.pipelines, original.pipelines))
+    cse = lookup_pass("cse")
+    assert cse is not None
+    clone.pipelines[0].add(cse.create())
+    clone.pipelines.append(parse_pass_pipeline("any(cse)"))
+    assert [str(p) for p in original.pipelines] == ["func.func(cse)", "any(symbol-dce)"]
+    assert [str(p) for p in clone.pipelines] == [
+        "func.func(cse,cse)",
+        "any(symbol-dce)",
+        "any(cse)",
+    ]
+
+
+def test_bad_pipeline_in_an_option_reports_the_pipelines_own_error() -> None:
+    with pytest.raises(PipelineParseError) as parsed:
+        parse_pass_pipeline("func.func(bogus)")
+    with pytest.raises(OptionError) as info:
+        RunsPipelines().initialize_options("pipelines=func.func(cse),func.func(bogus)")
+    assert str(info.value) == str(parsed.value) == UNKNOWN_BOGUS
+    assert not info.value.printed_by_cl
 
 
 # --- PipelineOptions ---------------------------------------------------------------

@@ -51,7 +51,7 @@ def pipelines(
             # `func.func()` prints but does not parse, in mlir-opt too: see
             # test_empty_nested_pipeline_prints_but_does_not_parse.
             if nested.passes:
-                pm.nest(inner).passes.extend(nested.passes)
+                pm.nest(inner).extend(nested.passes)
         else:
             candidate = draw(passes())
             if candidate.op_name in (None, pm.op_name) or pm.op_name is None:

@@ -1,11 +1,15 @@
 """Registration: passes (class or factory), pipelines with options, resolution order,
-duplicates and entry-point plugins."""
+duplicates, entry-point plugins and lazy registration."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import tracemalloc
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -201,3 +205,136 @@ def test_looking_up_unknown_names_keeps_no_memory() -> None:
     finally:
         tracemalloc.stop()
     assert after - before < 64 * 1024
+
+
+# --- lazy registration ----------------------------------------------------------
+
+LAZY_MODULE = """
+from passflow import OperationPass
+from passflow.registry import register_pass
+
+
+@register_pass
+class Decorated(OperationPass):
+    argument = "lazy-decorated"
+
+    def run_on_operation(self) -> None:
+        pass
+
+
+class Plain(OperationPass):
+    argument = "plain-own-argument"
+
+    def run_on_operation(self) -> None:
+        pass
+
+
+def not_a_pass() -> None:
+    pass
+"""
+
+
+@pytest.fixture
+def lazy_module(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cleanup: list[str]
+) -> Iterator[str]:
+    """The name of a fresh, not yet imported module defining passes."""
+    name = f"lazy_passes_{uuid.uuid4().hex}"
+    (tmp_path / f"{name}.py").write_text(LAZY_MODULE)
+    monkeypatch.setattr(sys, "path", [str(tmp_path), *sys.path])
+    cleanup.append("lazy-decorated")  # registered whenever the module is imported
+    yield name
+    sys.modules.pop(name, None)
+
+
+def test_lazy_pass_is_imported_when_first_looked_up(lazy_module: str) -> None:
+    registry.register_lazy("lazy-decorated", f"{lazy_module}:Decorated")
+    assert lazy_module not in sys.modules
+    info = registry.lookup("lazy-decorated")
+    assert isinstance(info, registry.PassInfo)
+    module = sys.modules[lazy_module]
+    assert info.pass_class is module.Decorated
+    assert info.origin == f"{lazy_module}.Decorated"
+    assert registry.lookup_pass("lazy-decorated") is info  # registered once
+
+
+def test_lazy_pass_class_its_module_does_not_register(
+    lazy_module: str, cleanup: list[str]
+) -> None:
+    registry.register_lazy("lazy-plain", f"{lazy_module}:Plain")
+    cleanup.append("lazy-plain")
+    pm = parse_pass_pipeline("builtin.module(lazy-plain)")
+    assert type(pm.passes[0]) is sys.modules[lazy_module].Plain
+    assert registry.lookup_pass("plain-own-argument") is None
+
+
+def test_lazy_target_that_is_not_a_pass_is_an_error(
+    lazy_module: str, cleanup: list[str]
+) -> None:
+    registry.register_lazy("lazy-bad", f"{lazy_module}:not_a_pass")
+    registry.register_lazy("lazy-missing", f"{lazy_module}:Missing")
+    cleanup.extend(["lazy-bad", "lazy-missing"])
+    with pytest.raises(RegistrationError, match="did not register it"):
+        registry.lookup("lazy-bad")
+    with pytest.raises(RegistrationError, match=rf"{lazy_module}\.Missing"):
+        registry.lookup("lazy-missing")
+    with pytest.raises(RegistrationError, match="is not 'module:Name'"):
+        registry.register_lazy("lazy-malformed", lazy_module)
+
+
+def test_lazy_names_clash_without_importing_anything(
+    lazy_module: str, cleanup: list[str]
+) -> None:
+    registry.register_lazy("lazy-taken", f"{lazy_module}:Plain")
+    cleanup.append("lazy-taken")
+    with pytest.raises(RegistrationError) as info:
+
+        @registry.register_pass
+        class Other(OperationPass):
+            argument = "lazy-taken"
+
+            def run_on_operation(self) -> None:
+                pass
+
+    assert f"'lazy-taken' is already registered by {lazy_module}.Plain" in str(
+        info.value
+    )
+    with pytest.raises(RegistrationError, match=r"passflow\.transforms\.cse\.CSE"):
+        registry.register_lazy("cse", f"{lazy_module}:Plain")
+    assert lazy_module not in sys.modules
+
+
+def test_listings_import_lazy_passes_and_unregister_forgets_them(
+    lazy_module: str, cleanup: list[str]
+) -> None:
+    registry.register_lazy("lazy-listed", f"{lazy_module}:Plain")
+    registry.register_lazy("lazy-forgotten", f"{lazy_module}:Plain")
+    cleanup.append("lazy-listed")
+    registry.unregister("lazy-forgotten")
+    listed = [info.argument for info in registry.registered_passes()]
+    assert "lazy-listed" in listed and "lazy-forgotten" not in listed
+    assert lazy_module in sys.modules
+    assert registry.lookup("lazy-forgotten") is None
+
+
+def test_built_in_passes_load_only_when_named() -> None:
+    # A fresh interpreter: this one has imported every pass already.
+    code = (
+        "import sys\n"
+        "from passflow import registry\n"
+        "registry.load_plugins()\n"
+        "assert registry.lookup('cse') is not None\n"
+        "print(' '.join(sorted(sys.modules)))\n"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", code], check=True, capture_output=True, text=True
+    ).stdout.split()
+    assert "passflow.transforms.cse" in loaded
+    for module in (
+        "passflow.transforms.canonicalize",
+        "passflow.transforms.inline",
+        "passflow.transforms.loop_invariant_code_motion",
+        "passflow.testing.passes",
+        "passflow.testing.test_dialect",
+    ):
+        assert module not in loaded

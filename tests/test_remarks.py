@@ -21,12 +21,13 @@ from passflow.diagnostics import (
     PassPipelineError,
     Severity,
 )
-from passflow.execution import ChildExecutor, SerialExecutor, ThreadExecutor
+from passflow.execution import ChildExecutor
+from passflow.executors import SerialExecutor, ThreadExecutor
 from passflow.executors.forking import ProcessExecutor
 from passflow.executors.shipping import ShippingExecutor
-from passflow.manager import PassManager
 from passflow.output_file import OutputFileError
 from passflow.pass_base import OperationPass
+from passflow.pass_manager import PassManager
 from passflow.pipeline_text import parse_pass_pipeline
 from passflow.remarks import (
     InFlightRemark,

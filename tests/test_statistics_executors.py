@@ -20,12 +20,8 @@ import pytest
 
 from passflow import OperationPass, OpPassManager, PassManager, Statistic, ir
 from passflow.diagnostics import Diagnostic
-from passflow.execution import (
-    ChildExecutor,
-    SerialExecutor,
-    ThreadExecutor,
-    as_child_executor,
-)
+from passflow.execution import ChildExecutor
+from passflow.executors import SerialExecutor, ThreadExecutor, as_child_executor
 from passflow.executors.forking import ProcessExecutor
 from passflow.executors.shipping import ShippingExecutor
 from passflow.graph import PipelineGraph
@@ -34,9 +30,9 @@ from passflow.statistics import (
     apply_statistic_effects,
     arm_statistics,
     statistic_values,
-    statistics_report,
     take_statistic_effects,
 )
+from passflow.statistics_report import statistics_report
 from passflow.testing import (
     TestInterfacePass,
     TestLivenessPass,
@@ -282,7 +278,7 @@ def test_statistics_of_a_schedules_stages_on_every_executor(
     pm.nest("func.func").add(schedule)
     pm.executor = executor
     _run(pm)
-    [(_, stage)] = schedule.nested_pipelines()
+    [stage] = schedule.nested_pipelines()
     cse, counter = stage.passes
     # @f5's CSE counts; 3 ops per function once CSE is done.
     assert [value for _, value in statistic_values(cse)] == [4, 2]

@@ -7,8 +7,8 @@ from collections.abc import Callable
 
 import pytest
 
-from passflow import OperationPass, OpToOpPassAdaptor, PassManager, Statistic, ir
-from passflow.statistics import merge_statistics, statistics_report
+from passflow import OperationPass, PassManager, Statistic, ir
+from passflow.statistics_report import statistics_report
 from passflow.testing import TestStatisticPass
 
 Parse = Callable[[str], ir.ModuleOp]
@@ -200,31 +200,3 @@ def test_list_view_groups_by_pass_name_and_sums(parse: Parse) -> None:
 def test_unknown_display_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown statistics display 'tree'"):
         statistics_report(PassManager(), "tree")  # type: ignore[arg-type]
-
-
-def test_merge_statistics_sums_clones_pairwise_and_resets_them(parse: Parse) -> None:
-    main = PassManager()
-    main.add(Counter(1))
-    nested = main.nest("func.func")
-    nested.add(Counter(1))
-    clones = [main.clone(), main.clone()]
-    module = parse(NESTED_INPUT)
-    for amount, clone in enumerate(clones, start=1):
-        top = clone.passes[0]
-        assert isinstance(top, Counter)
-        top.alpha = amount
-        adaptor = clone.passes[1]
-        assert isinstance(adaptor, OpToOpPassAdaptor)
-        inner = adaptor.managers[0].passes[0]
-        assert isinstance(inner, Counter)
-        inner.alpha = 10 * amount
-    main.run(module)  # originals: alpha 1 on the module, 2 over two functions
-    merge_statistics(main, clones)
-    top, adaptor = main.passes
-    assert isinstance(top, Counter) and isinstance(adaptor, OpToOpPassAdaptor)
-    inner = adaptor.managers[0].passes[0]
-    assert isinstance(inner, Counter)
-    assert (top.alpha, inner.alpha) == (1 + 1 + 2, 2 + 10 + 20)
-    # The clones were reset: merging again adds nothing.
-    merge_statistics(main, clones)
-    assert (top.alpha, inner.alpha) == (4, 32)

@@ -15,7 +15,7 @@ from xdsl.traits import SymbolOpInterface
 from passflow import Nesting, PassManager, PassPipelineError, ir
 from passflow.diagnostics import Diagnostic, IRParseError, PipelineParseError
 from passflow.pipeline_text import parse_pass_pipeline
-from passflow.statistics import statistics_report
+from passflow.statistics_report import statistics_report
 from passflow.testing import passes as tp
 from passflow.testing import test_dialect
 

@@ -28,7 +28,7 @@ from xdsl.utils.exceptions import (
 
 from passflow import PassManager, PassPipelineError, PipelineParseError, ir
 from passflow.diagnostics import Diagnostic, OptionError, Severity
-from passflow.execution import make_executor
+from passflow.executors import make_executor
 from passflow.pipeline_text import parse_pass_pipeline
 from passflow.xdsl_passes import FAILURE_EXCEPTIONS, XDSLPass, failure_diagnostic
 

@@ -13,8 +13,8 @@ from collections.abc import Iterable
 
 from passflow import ir
 from passflow.instrumentation import PassInstrumentation, PipelineParentInfo
-from passflow.manager import PassManager
 from passflow.pass_base import Pass
+from passflow.pass_manager import PassManager
 from passflow.pipeline_text import parse_pass_pipeline
 
 
@@ -80,6 +80,8 @@ class Recorder(PassInstrumentation):
     def __init__(self) -> None:
         self.passes: list[tuple[str, str, str | None]] = []
         self.analyses: list[tuple[str, str, str | None]] = []
+        # The same entries with the analysis class in place of its name.
+        self.analysis_classes: list[tuple[type, str, str | None]] = []
         self.pipeline_parents: list[str] = []
 
     def run_before_pass(self, pass_: Pass, op: ir.Operation) -> None:
@@ -87,6 +89,9 @@ class Recorder(PassInstrumentation):
 
     def run_before_analysis(self, name: str, analysis: type, op: ir.Operation) -> None:
         self.analyses.append((name, ir.operation_name(op).name, ir.symbol_name(op)))
+        self.analysis_classes.append(
+            (analysis, ir.operation_name(op).name, ir.symbol_name(op))
+        )
 
     def run_before_pipeline(
         self, op_name: str | None, parent: PipelineParentInfo

@@ -26,8 +26,9 @@ from passflow.instrumentation import (
     PassInstrumentation,
     PipelineParentInfo,
 )
-from passflow.manager import Nesting, OpPassManager, OpToOpPassAdaptor, PassManager
+from passflow.manager import Nesting, OpPassManager, OpToOpPassAdaptor
 from passflow.pass_base import InterfacePass, OperationPass, Pass
+from passflow.pass_manager import PassManager
 from passflow.statistics import Statistic
 
 if TYPE_CHECKING:

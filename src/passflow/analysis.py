@@ -12,16 +12,23 @@ child's, as in MLIR.
 from __future__ import annotations
 
 import inspect
-from typing import TYPE_CHECKING, TypeVar, cast
+from typing import Protocol, TypeVar, cast
 
 from passflow.ir import Operation
-
-if TYPE_CHECKING:
-    from passflow.instrumentation import PassInstrumentor
 
 __all__ = ["AnalysisManager", "PreservedAnalyses"]
 
 A = TypeVar("A")
+
+
+class AnalysisObserver(Protocol):
+    """Told before and after an analysis is computed: the pass instrumentor
+    (`passflow.instrumentation.PassInstrumentor`) forwards it to the
+    instrumentations' analysis hooks."""
+
+    def run_before_analysis(self, name: str, analysis: type, op: Operation) -> None: ...
+
+    def run_after_analysis(self, name: str, analysis: type, op: Operation) -> None: ...
 
 
 class PreservedAnalyses:
@@ -67,6 +74,8 @@ ALL_PRESERVED = PreservedAnalyses()
 ALL_PRESERVED.preserve_all()
 """Shared "everything preserved" marker; never mutated."""
 
+_NONE_PRESERVED = PreservedAnalyses()
+
 _takes_manager: dict[type, bool] = {}
 
 
@@ -96,7 +105,7 @@ class _AnalysisMap:
         self,
         op: Operation,
         parent: _AnalysisMap | None,
-        instrumentor: PassInstrumentor | None,
+        instrumentor: AnalysisObserver | None,
     ) -> None:
         self.op = op
         self.parent = parent
@@ -153,7 +162,7 @@ class AnalysisManager:
 
     @classmethod
     def for_root(
-        cls, op: Operation, instrumentor: PassInstrumentor | None = None
+        cls, op: Operation, instrumentor: AnalysisObserver | None = None
     ) -> AnalysisManager:
         return cls(_AnalysisMap(op, None, instrumentor))
 
@@ -219,8 +228,13 @@ class AnalysisManager:
             amap = amap.child(step)
         return AnalysisManager(amap)
 
-    def invalidate(self, preserved: PreservedAnalyses) -> None:
-        self._map.invalidate(preserved)
+    def invalidate(self, preserved: PreservedAnalyses | None) -> None:
+        """Drop the analyses of this op and its nested ops that `preserved` does
+        not keep (None: none kept); free when nothing is cached, as after most
+        passes."""
+        amap = self._map
+        if amap.analyses or amap.children:
+            amap.invalidate(_NONE_PRESERVED if preserved is None else preserved)
 
     def clear(self) -> None:
         self._map.clear()

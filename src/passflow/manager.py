@@ -1,47 +1,63 @@
 """Pass managers: ordered passes anchored on an op name, nested by op.
 
 `OpPassManager` is MLIR's: a list of passes for ops called `anchor` (or any op,
-for `any`), where `nest("func.func")` adds an adaptor that runs a nested pipeline
-on the matching direct children. `PassManager` is the top-level one: it owns the
-context, instrumentation, diagnostics and the verifier flag, and `run(op)` raises
-`PassPipelineError` with every diagnostic when anything failed.
+for `any`), where `nest("func.func")` adds an `OpToOpPassAdaptor` that runs a
+nested pipeline on the matching direct children. The scheduling rules (which
+pass may run on which op, MLIR's adaptor checks) live here, decided once per
+pipeline and op name; the runner (`passflow.runner`) applies them, and the
+adaptor hands its children to the run's executor (`passflow.execution`).
+
+The top-level `PassManager`, which owns the context and the instruments, is in
+`passflow.pass_manager`.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
-from concurrent.futures import Executor
+import threading
+from collections.abc import Iterable, Iterator, Sequence
 from enum import Enum
-from typing import TYPE_CHECKING, TextIO
+from typing import TextIO
 
 from passflow import ir
 from passflow.analysis import AnalysisManager
-from passflow.diagnostics import (
-    Diagnostic,
-    DiagnosticEngine,
-    DiagnosticHandler,
-    PassflowError,
-    PassNestingError,
-    PassPipelineError,
-    Severity,
-)
-from passflow.execution import ChildExecutor, SerialExecutor, as_child_executor
-from passflow.instrumentation import PassInstrumentation, PassInstrumentor
+from passflow.diagnostics import Diagnostic, PassflowError, PassNestingError, Severity
+from passflow.execution import ChildWork
+from passflow.instrumentation import PipelineParentInfo
 from passflow.ir import Context, Operation, OperationName
-from passflow.pass_base import Pass
-from passflow.runner import RunState, run_adaptor, run_pipeline, schedule_error
+from passflow.pass_base import Pass, PassPipeline, PassRun
+from passflow.runner import RunState, run_pipeline
 
-if TYPE_CHECKING:
-    from passflow.actions import ActionHandler
-    from passflow.instruments.ir_printing import IRPrinterConfig
-    from passflow.instruments.progress import ProgressBar
-    from passflow.instruments.reproducer import CrashReproducer, StreamFactory
-    from passflow.instruments.timing import TimingDisplay, TimingFormat, TimingManager
-    from passflow.remarks import RemarkEngine
-    from passflow.statistics import StatisticsDisplay
+__all__ = [
+    "Nesting",
+    "OpPassManager",
+    "OpToOpPassAdaptor",
+    "op_schedule_error",
+    "schedule_error",
+]
 
-__all__ = ["Nesting", "OpPassManager", "OpToOpPassAdaptor", "PassManager"]
+_NOT_REGISTERED = "trying to schedule a pass on an unregistered operation"
+_NOT_ISOLATED = (
+    "trying to schedule a pass on an operation not marked as 'IsolatedFromAbove'"
+)
+
+
+def schedule_error(pass_: Pass, name: OperationName) -> str | None:
+    """Why `pass_` may not run on ops called `name` (MLIR's adaptor checks), or None."""
+    if not name.is_registered:
+        return _NOT_REGISTERED
+    if not name.has_trait(ir.IsolatedFromAbove):
+        return _NOT_ISOLATED
+    if not pass_.can_schedule_on(name):
+        return f"trying to schedule pass '{pass_.name}' on an unsupported operation"
+    return None
+
+
+def op_schedule_error(pass_: Pass, op: Operation) -> str | None:
+    """The per-op half of MLIR's check (`canScheduleOn(Operation *)`), or None."""
+    if pass_.can_schedule_on_op(op):
+        return None
+    return f"trying to schedule pass '{pass_.name}' on an unsupported operation"
 
 
 class Nesting(Enum):
@@ -69,7 +85,7 @@ class OpPassManager:
         self.nesting = nesting
         self.recursive = recursive
         """Runs on matching ops at any depth (`**anchor(...)`), not only children."""
-        self.passes: list[Pass] = []
+        self._passes: tuple[Pass, ...] = ()
         self._generation = 0
         self._errors_cache: dict[OperationName, tuple[str | None, ...] | None] = {}
         self._adaptor_flags: tuple[bool, ...] | None = None
@@ -84,11 +100,18 @@ class OpPassManager:
         """The anchor, or None for an op-agnostic pipeline."""
         return None if self._anchor == "any" else self._anchor
 
+    @property
+    def passes(self) -> tuple[Pass, ...]:
+        """The passes, in order (read-only: edit with `add`, `insert`, `remove`,
+        `replace`, `extend` and `clear`, which keep the cached scheduling
+        decisions right)."""
+        return self._passes
+
     def __len__(self) -> int:
-        return len(self.passes)
+        return len(self._passes)
 
     def __iter__(self) -> Iterator[Pass]:
-        return iter(self.passes)
+        return iter(self._passes)
 
     # --- building -----------------------------------------------------------
 
@@ -115,24 +138,43 @@ class OpPassManager:
                 f"Can't add pass '{pass_.name}' restricted to '{pass_op}' on a "
                 f"PassManager intended to run on '{self._anchor}', did you intend to nest?"
             )
-        self.passes.append(pass_)
-        self._invalidate_caches()
+        self._set_passes((*self._passes, pass_))
+
+    def insert(self, index: int, pass_: Pass) -> None:
+        """Put `pass_` at `index` exactly as given (no implicit nesting)."""
+        passes = list(self._passes)
+        passes.insert(index, pass_)
+        self._set_passes(passes)
+
+    def extend(self, passes: Iterable[Pass]) -> None:
+        """Append `passes` exactly as given (no implicit nesting)."""
+        self._set_passes((*self._passes, *passes))
+
+    def remove(self, index: int) -> Pass:
+        """Take out and return the pass at `index`."""
+        passes = list(self._passes)
+        removed = passes.pop(index)
+        self._set_passes(passes)
+        return removed
+
+    def replace(self, index: int, pass_: Pass) -> Pass:
+        """Put `pass_` in place of the pass at `index`; returns the old one."""
+        passes = list(self._passes)
+        old, passes[index] = passes[index], pass_
+        self._set_passes(passes)
+        return old
 
     def clear(self) -> None:
-        self.passes.clear()
-        self._invalidate_caches()
-
-    def clear_caches(self) -> None:
-        """Forget cached scheduling decisions after `passes` was edited in place."""
-        self._invalidate_caches()
+        self._set_passes(())
 
     def clone(self) -> OpPassManager:
         """A deep copy: every pass cloned, options kept, statistics fresh."""
         new = OpPassManager(self._anchor, self.nesting, recursive=self.recursive)
-        new.passes = [p.clone() for p in self.passes]
+        new.extend(p.clone() for p in self._passes)
         return new
 
-    def _invalidate_caches(self) -> None:
+    def _set_passes(self, passes: Iterable[Pass]) -> None:
+        self._passes = tuple(passes)
         self._errors_cache.clear()
         self._adaptor_flags = None
         self._generation = 0
@@ -154,59 +196,58 @@ class OpPassManager:
         cache = self._errors_cache
         if name in cache:
             return cache[name]
-        errors = tuple(schedule_error(p, name) for p in self.passes)
+        errors = tuple(schedule_error(p, name) for p in self._passes)
         result = errors if any(e is not None for e in errors) else None
         cache[name] = result
         return result
 
+    def op_schedule_error(self, index: int, op: Operation) -> str | None:
+        """Why pass `index` may not run on `op` itself (checked per op)."""
+        return op_schedule_error(self._passes[index], op)
+
     def adaptor_flags(self) -> tuple[bool, ...]:
+        """Per pass, whether it is an adaptor (verified non-recursively)."""
         flags = self._adaptor_flags
         if flags is None:
-            flags = self._adaptor_flags = tuple(
-                isinstance(p, OpToOpPassAdaptor) for p in self.passes
-            )
+            flags = self._adaptor_flags = tuple(p.is_adaptor for p in self._passes)
         return flags
 
     def dependent_dialects(self) -> list[str]:
+        """Every dialect a pass of this pipeline (nested ones included) may create."""
         names: list[str] = []
-        for p in self.passes:
-            if isinstance(p, OpToOpPassAdaptor):
-                for pm in p.managers:
-                    names.extend(pm.dependent_dialects())
-            else:
-                names.extend(p.get_dependent_dialects())
+        for p in self._passes:
+            names.extend(p.get_dependent_dialects())
         return names
 
-    def finalize(self, state: RunState) -> bool:
+    def finalize(self, run: PassRun) -> bool:
         """Merge adjacent adaptors and check op-specific pipelines (MLIR 2.3)."""
         merged: list[Pass] = []
         last: OpToOpPassAdaptor | None = None
         ok = True
-        for p in self.passes:
+        for p in self._passes:
             if isinstance(p, OpToOpPassAdaptor):
-                if last is not None and p.try_merge_into(last, state.context):
+                if last is not None and p.try_merge_into(last, run.context):
                     continue
                 if last is not None:
-                    ok = last.finalize(state) and ok
+                    ok = last.finalize(run) and ok
                 last = p
             else:
                 if last is not None:
-                    ok = last.finalize(state) and ok
+                    ok = last.finalize(run) and ok
                     last = None
             merged.append(p)
         if last is not None:
-            ok = last.finalize(state) and ok
-        if len(merged) != len(self.passes):
-            self.passes = merged
-            self._invalidate_caches()
+            ok = last.finalize(run) and ok
+        if len(merged) != len(self._passes):
+            self._set_passes(merged)
         if not ok:
             return False
         if self.op_name is not None:
-            name = ir.lookup_operation_name(state.context, self.op_name)
+            name = ir.lookup_operation_name(run.context, self.op_name)
             if name.is_registered:
-                for p in self.passes:
+                for p in self._passes:
                     if not p.can_schedule_on(name):
-                        state.emit(
+                        run.emit(
                             Diagnostic(
                                 Severity.ERROR,
                                 f"unable to schedule pass '{p.name}' on a PassManager "
@@ -216,21 +257,21 @@ class OpPassManager:
                         return False
         return True
 
-    def initialize(self, state: RunState, generation: int) -> bool:
+    def initialize(self, run: PassRun, generation: int) -> bool:
         """Call `initialize` on every pass once per generation."""
         if self._generation == generation:
             return True
         self._generation = generation
-        for p in self.passes:
+        for p in self._passes:
             if isinstance(p, OpToOpPassAdaptor):
-                if not all(pm.initialize(state, generation) for pm in p.managers):
+                if not all(pm.initialize(run, generation) for pm in p.managers):
                     return False
                 continue
             try:
-                if p.initialize(state.context) is False:
+                if p.initialize(run.context) is False:
                     return False
             except Exception as err:
-                state.emit(
+                run.emit(
                     Diagnostic(
                         Severity.ERROR,
                         f"pass '{p.name}' crashed in initialize: {type(err).__name__}: {err}",
@@ -243,7 +284,7 @@ class OpPassManager:
 
     def __str__(self) -> str:
         """The textual pipeline, anchor included: `builtin.module(func.func(cse))`."""
-        return f"{self.textual_anchor}({','.join(str(p) for p in self.passes)})"
+        return f"{self.textual_anchor}({','.join(str(p) for p in self._passes)})"
 
     @property
     def textual_anchor(self) -> str:
@@ -254,7 +295,7 @@ class OpPassManager:
         """The multi-line form `--dump-pass-pipeline` prints."""
         pad = " " * indent
         inner: list[str] = []
-        for p in self.passes:
+        for p in self._passes:
             if isinstance(p, OpToOpPassAdaptor):
                 inner.append(",\n".join(pm.pretty(indent + 2) for pm in p.managers))
             else:
@@ -264,13 +305,14 @@ class OpPassManager:
     def dump(self, stream: TextIO | None = None) -> None:
         """MLIR's `OpPassManager::dump`: the count of top-level entries, then `pretty`."""
         out = stream if stream is not None else sys.stderr
-        out.write(f"Pass Manager with {len(self.passes)} passes:\n{self.pretty()}\n")
+        out.write(f"Pass Manager with {len(self._passes)} passes:\n{self.pretty()}\n")
 
 
 class OpToOpPassAdaptor(Pass):
     """The pass that runs nested pipelines on the direct children of its op."""
 
     name = "OpToOpPassAdaptor"
+    is_adaptor = True
 
     def __init__(self, managers: list[OpPassManager]) -> None:
         super().__init__()
@@ -278,7 +320,7 @@ class OpToOpPassAdaptor(Pass):
         self._by_name: dict[OperationName, int | None] = {}
 
     @property
-    def adaptor_name(self) -> str:
+    def display_name(self) -> str:
         """`Pipeline Collection : ['a', 'b']`, as MLIR's timing and statistics show."""
         names = ", ".join(f"'{pm.textual_anchor}'" for pm in self.managers)
         return f"Pipeline Collection : [{names}]"
@@ -327,7 +369,56 @@ class OpToOpPassAdaptor(Pass):
         return items
 
     def run_on_operation(self) -> None:
-        run_adaptor(self)
+        """Run the pipelines on the children of the op (MLIR's
+        `runOnOperationImpl`).
+
+        Children go to the run's executor (serially on this thread when there is
+        at most one). A failing child does not stop its siblings; the adaptor
+        fails after all of them were processed.
+        """
+        op = self.get_operation()
+        run = self.get_run_state()
+        items = self.children_to_run(op)
+        nested = any(child.parent_op() is not op for _, child in items)
+        parent_info = PipelineParentInfo(threading.get_ident(), self)
+
+        def run_child(pm: PassPipeline, child: Operation, am: AnalysisManager) -> bool:
+            return run_pipeline(pm, child, am, run, parent_info)
+
+        work = ChildWork(
+            self,
+            op,
+            self.get_analysis_manager(),
+            run,
+            items,
+            parent_info,
+            run_child,
+        )
+        executor = run.executor
+        # Actions are numbered, logged and profiled in execution order: with a
+        # handler installed, children run here, one after the other, in program
+        # order, so that a debug counter skips the same pass applications every
+        # run and observers see this process's IR (docs/decisions.md).
+        ok = (
+            work.run_serially()
+            if len(items) <= 1
+            or executor is None
+            or run.action_handler is not None
+            or nested  # executors ship direct children only
+            else executor.run(work)
+        )
+        if not ok:
+            self.signal_pass_failure()
+
+    def get_run_state(self) -> RunState:
+        """The run this adaptor is part of (its executor, its action handler)."""
+        execution = self.execution_state
+        if execution is None or not isinstance(execution.run, RunState):
+            raise PassflowError(f"pass '{self.name}' is not running in a pass manager")
+        return execution.run
+
+    def nested_pipelines(self) -> Sequence[OpPassManager]:
+        return self.managers
 
     def get_dependent_dialects(self) -> list[str]:
         return [d for pm in self.managers for d in pm.dependent_dialects()]
@@ -335,9 +426,9 @@ class OpToOpPassAdaptor(Pass):
     def clone(self) -> OpToOpPassAdaptor:
         return OpToOpPassAdaptor([pm.clone() for pm in self.managers])
 
-    def finalize(self, state: RunState) -> bool:
+    def finalize(self, run: PassRun) -> bool:
         self._by_name.clear()
-        return all(pm.finalize(state) for pm in self.managers)
+        return all(pm.finalize(run) for pm in self.managers)
 
     def try_merge_into(self, rhs: OpToOpPassAdaptor, context: Context) -> bool:
         """Merge this (later) adaptor into `rhs` unless an `any` pipeline conflicts."""
@@ -359,8 +450,7 @@ class OpToOpPassAdaptor(Pass):
             if target is None:
                 rhs.managers.append(pm)
             else:
-                target.passes.extend(pm.passes)
-                target._invalidate_caches()  # pyright: ignore[reportPrivateUsage]
+                target.extend(pm.passes)
         rhs.managers.sort(key=lambda pm: (pm.op_name is None, pm.op_name or ""))
         rhs._by_name.clear()
         return True
@@ -380,280 +470,3 @@ def _generic_conflicts(
             ):
                 return True
     return False
-
-
-class PassManager(OpPassManager):
-    """The top-level pass manager: `pm.run(op)` runs the pipeline on `op`.
-
-    It owns the context (dialects load into it before the run), the
-    instrumentations, the diagnostic handlers, the verifier flag and the executor
-    that runs nested pipelines on children (None: serially on the calling thread).
-    """
-
-    def __init__(
-        self,
-        anchor: str = "builtin.module",
-        context: Context | None = None,
-        *,
-        nesting: Nesting = Nesting.EXPLICIT,
-        executor: ChildExecutor | Executor | None = None,
-    ) -> None:
-        super().__init__(anchor, nesting)
-        self.context = context if context is not None else ir.default_context()
-        self.executor = as_child_executor(executor)
-        self.instrumentor = PassInstrumentor()
-        self.diagnostics = DiagnosticEngine()
-        self.verify_each = True
-        self._init_key: object = None
-        self._init_generation = 0
-        self._reproducer: CrashReproducer | None = None
-        self._progress: ProgressBar | None = None
-        self._timing: TimingManager | None = None
-        self._timing_stream: TextIO | None = None
-        self._statistics: StatisticsDisplay | None = None
-        self._statistics_stream: TextIO | None = None
-        self.action_handler: ActionHandler | None = None
-        self.emit_pass_error_on_failure = False
-        self.remarks: RemarkEngine | None = None
-
-    def enable_ir_printing(self, config: IRPrinterConfig | None = None) -> None:
-        """Print the IR around passes (mlir-opt's `--mlir-print-ir-*` flags); by
-        default before and after every pass, to stderr.
-
-        Module scope prints the whole top-level op, which worker threads may be
-        rewriting meanwhile, so it needs threading off. A config with no filter
-        adds nothing, as in mlir-opt. Enable printing before timing, so that the
-        printing is not counted in the passes' times.
-        """
-        from passflow.instruments.ir_printing import (
-            MODULE_SCOPE_THREADING_ERROR,
-            IRPrinterConfig,
-            IRPrinterInstrumentation,
-        )
-
-        if config is None:
-            config = IRPrinterConfig(before_all=True, after_all=True)
-        if config.module_scope and not self.threading_disabled:
-            raise PassflowError(MODULE_SCOPE_THREADING_ERROR)
-        if config.enabled:
-            self.add_instrumentation(IRPrinterInstrumentation(config))
-
-    def enable_timing(
-        self,
-        manager: TimingManager | None = None,
-        *,
-        display: TimingDisplay = "tree",
-        output_format: TimingFormat = "text",
-        stream: TextIO | None = None,
-    ) -> TimingManager:
-        """Time every pass, nested pipeline and analysis (`--mlir-timing`).
-
-        Without `manager`, this pass manager owns one and prints its report to
-        `stream` (stderr) at the end of every `run`, failed or not. A shared
-        `manager` is the caller's to report (passflow-opt prints one report for
-        all input chunks, with its own `Parser` and `Output` timers). Enable
-        timing last, so that other instrumentations' work is not timed.
-        """
-        from passflow.instruments.timing import PassTiming, TimingManager
-
-        if manager is None:
-            manager = self._timing = TimingManager(display, output_format)
-            self._timing_stream = stream
-        self.add_instrumentation(PassTiming(manager))
-        return manager
-
-    def enable_statistics(
-        self, display: StatisticsDisplay = "pipeline", stream: TextIO | None = None
-    ) -> None:
-        """Print the pass statistics report to `stream` (stderr) after every `run`,
-        failed or not (`--mlir-pass-statistics`)."""
-        if display not in ("pipeline", "list"):
-            raise ValueError(f"unknown statistics display '{display}'")
-        self._statistics = display
-        self._statistics_stream = stream
-
-    def _print_reports(self) -> None:
-        """Statistics, then the owned timing report (MLIR's order)."""
-        if self._statistics is not None:
-            from passflow.statistics import statistics_report
-
-            out = self._statistics_stream or sys.stderr
-            out.write(statistics_report(self, self._statistics))
-            out.flush()
-        if self._timing is not None:
-            self._timing.print_report(self._timing_stream)
-
-    def enable_progress(
-        self, stream: TextIO | None = None, *, force: bool = False
-    ) -> ProgressBar:
-        """Show a live progress bar on `stream` (stderr) when it is a terminal
-        (or always, with `force`)."""
-        from passflow.instruments.progress import ProgressBar
-
-        self._progress = ProgressBar(stream, force=force)
-        self.instrumentor.add(self._progress)
-        return self._progress
-
-    @property
-    def threading_disabled(self) -> bool:
-        """True when nested pipelines run serially on the calling thread."""
-        return self.executor is None or isinstance(self.executor, SerialExecutor)
-
-    def enable_crash_reproducer(
-        self, target: str | StreamFactory, *, local: bool = False
-    ) -> None:
-        """Write a reproducer to `target` (a path, or a function opening a stream)
-        when a pass fails or crashes.
-
-        Global mode replays the whole pipeline on the IR as it was when the run
-        started; `local=True` replays only the failing pass on the IR as it was
-        just before it (serial runs only, and a module print per pass).
-        """
-        from passflow.instruments.reproducer import CrashReproducer
-
-        if local and not self.threading_disabled:
-            raise PassflowError(
-                "Local crash reproduction can't be setup on a pass-manager without "
-                "disabling multi-threading first."
-            )
-        self._reproducer = CrashReproducer(target, local)
-        self.instrumentor.add(self._reproducer, first=True)
-
-    def close(self) -> None:
-        """Release the executor's workers (thread pools, Dask clusters it started)."""
-        if self.executor is not None:
-            self.executor.close()
-
-    def enable_verifier(self, enabled: bool = True) -> None:
-        """Verify the IR after each pass (default on); off trades safety for speed."""
-        self.verify_each = enabled
-
-    def register_action_handler(self, handler: ActionHandler | None) -> None:
-        """Execute every pass as a `pass-execution` action through `handler`
-        (None removes it): MLIR's `registerActionHandler`, here per pass manager.
-
-        A `DebugCounter` skips pass applications to bisect a miscompile; an
-        `ExecutionContext` with observers logs or profiles them
-        (`passflow.actions`). While a handler is installed, nested pipelines run
-        serially, in program order, so that actions are numbered the same way
-        every run.
-        """
-        self.action_handler = handler
-
-    def enable_emit_pass_error_on_failure(self, enabled: bool = True) -> None:
-        """Emit `failed to run pass '<Name>'` at the op when a pass fails
-        (`-emit-pass-error-on-failure`), so a long pipeline's failure names its
-        pass even when the pass's own diagnostic does not."""
-        self.emit_pass_error_on_failure = enabled
-
-    def enable_remarks(self, engine: RemarkEngine | None) -> None:
-        """Send the passes' optimization remarks (`Pass.remarks`) to `engine`
-        (None: remarks off). The engine prints through this pass manager's
-        diagnostic handlers unless it was given its own; finalizing it (the
-        `final` policy's report, its output file) is the caller's, after the
-        last run."""
-        if engine is not None and engine.diagnostics is None:
-            engine.diagnostics = self.diagnostics
-        self.remarks = engine
-
-    def add_instrumentation(self, instrumentation: PassInstrumentation) -> None:
-        self.instrumentor.add(instrumentation)
-
-    def add_diagnostic_handler(self, handler: DiagnosticHandler) -> None:
-        """Receive every diagnostic as it is emitted (replaces stderr printing)."""
-        self.diagnostics.handlers.append(handler)
-
-    def assign(self, other: OpPassManager) -> None:
-        """Replace anchor and passes with `other`'s (mlir-opt's `-pass-pipeline`)."""
-        self._anchor = other.anchor
-        self.nesting = other.nesting
-        self.passes = list(other.passes)
-        self._invalidate_caches()
-
-    def run(self, op: Operation) -> None:
-        """Run the pipeline on `op`; raise `PassPipelineError` if anything failed."""
-        state = RunState(
-            self.context,
-            self.diagnostics,
-            self.instrumentor if self.instrumentor else None,
-            self.verify_each,
-            self.executor,
-            action_handler=self.action_handler,
-            emit_pass_errors=self.emit_pass_error_on_failure,
-            remarks=self.remarks,
-        )
-        name = ir.operation_name(op).name
-        if self.op_name is not None and name != self.op_name:
-            # As mlir-opt: refused before the run starts, so no report is printed.
-            state.emit(
-                Diagnostic(
-                    Severity.ERROR,
-                    f"can't run '{self._anchor}' pass manager on '{name}' op",
-                    ir.location(op),
-                )
-            )
-            raise PassPipelineError(state.collected)
-        progress = self._progress
-        if progress is not None:
-            progress.start(op)
-        if self._timing is not None:
-            self._timing.clear()  # the report's Total is this run
-        try:
-            ok = self._run(op, state)
-        finally:
-            if progress is not None:
-                progress.stop()
-            self._print_reports()
-        if not ok:
-            raise PassPipelineError(state.collected)
-
-    def _run(self, op: Operation, state: RunState) -> bool:
-        ir.load_dialects(self.context, self.dependent_dialects())
-        if not self.finalize(state):
-            return False
-        key = (
-            tuple(self.context.registered_dialect_names),
-            tuple(_pass_identities(self)),
-        )
-        if key != self._init_key:
-            self._init_generation += 1
-            if not self.initialize(state, self._init_generation):
-                return False
-            self._init_key = key
-        state.generation = self._init_generation
-        am = AnalysisManager.for_root(op, state.instrumentor)
-        reproducer = self._reproducer
-        if reproducer is None:
-            return run_pipeline(self, op, am, state, None)
-        state.on_crash = reproducer.record_crash
-        reproducer.begin_run(
-            op,
-            self,
-            state.emit,
-            disable_threading=self.threading_disabled,
-            verify_each=self.verify_each,
-        )
-        ok = False
-        interrupted = False
-        try:
-            ok = run_pipeline(self, op, am, state, None)
-        except KeyboardInterrupt:
-            interrupted = True
-            raise
-        finally:
-            reproducer.end_run(failed=not ok, interrupted=interrupted)
-        return ok
-
-
-def _pass_identities(pm: OpPassManager) -> Iterator[int]:
-    """Every pass of `pm`'s tree, in pre-order; iterative, so nesting of any
-    depth costs linear time (a `yield from` chain would cost its depth per pass)."""
-    stack: list[Iterator[Pass]] = [iter(pm.passes)]
-    while stack:
-        p = next(stack[-1], None)
-        if p is None:
-            stack.pop()
-            continue
-        yield id(p)
-        if isinstance(p, OpToOpPassAdaptor):
-            stack.extend(iter(nested.passes) for nested in reversed(p.managers))

@@ -25,17 +25,16 @@ passflow-opt unchanged.
 from __future__ import annotations
 
 import builtins
-import importlib
 import math
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
 from enum import Enum
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 from weakref import WeakKeyDictionary
 
-from passflow.diagnostics import OptionError, PassflowError, RegistrationError
+from passflow.diagnostics import OptionError, RegistrationError
 from passflow.llvm_integers import parse_llvm_integer
 
 __all__ = [
@@ -44,7 +43,6 @@ __all__ = [
     "FLOAT",
     "INT",
     "LONG",
-    "PIPELINE",
     "STRING",
     "UNSIGNED",
     "UNSIGNED_LONG",
@@ -55,9 +53,7 @@ __all__ = [
     "OptionBase",
     "OptionErrorFactory",
     "OptionsStructType",
-    "PipelineOption",
     "PipelineOptions",
-    "PipelineValue",
     "ValueType",
     "apply_options",
     "apply_options_string",
@@ -67,7 +63,6 @@ __all__ = [
     "option_values",
     "options_of",
     "parse_options_string",
-    "set_pipeline_parser",
 ]
 
 T = TypeVar("T")
@@ -200,32 +195,6 @@ class EnumType(ValueType[E]):
         return str(value.value)
 
 
-class PipelineValue(Protocol):
-    """What a pipeline-valued option holds (an `OpPassManager`), seen through options."""
-
-    def clone(self) -> PipelineValue: ...
-
-
-class _PipelineType(ValueType[PipelineValue]):
-    """An anchored pass pipeline, parsed by the installed pipeline parser."""
-
-    def parse(self, text: str, error: OptionErrorFactory) -> PipelineValue:
-        try:
-            return _pipeline_parser()(text)
-        except PassflowError as err:
-            # Like parser<OpPassManager>: the pipeline's own error text, unprefixed.
-            raise OptionError(str(err)) from err
-
-    def format(self, value: PipelineValue) -> str:
-        return str(value)
-
-    def copy(self, value: PipelineValue) -> PipelineValue:
-        return value.clone()
-
-    def same(self, a: PipelineValue, b: PipelineValue) -> bool:
-        return str(a) == str(b)
-
-
 BOOL: ValueType[bool] = _BoolType()
 #: C `int`: `Option<int>`.
 INT = IntType("integer", -(2**31), 2**31 - 1)
@@ -237,7 +206,6 @@ UNSIGNED = IntType("uint", 0, 2**32 - 1)
 UNSIGNED_LONG = IntType("ulong", 0, 2**64 - 1)
 FLOAT: ValueType[float] = _FloatType()
 STRING: ValueType[str] = _StringType()
-PIPELINE: ValueType[PipelineValue] = _PipelineType()
 
 
 def _value_type_of(kind: ValueType[Any] | builtins.type[Any]) -> ValueType[Any]:
@@ -257,31 +225,6 @@ def _value_type_of(kind: ValueType[Any] | builtins.type[Any]) -> ValueType[Any]:
     if issubclass(kind, str):
         return STRING
     raise TypeError(f"no option value type for {kind.__name__}; pass type=")
-
-
-# --- pipeline parser hook ------------------------------------------------------
-
-_installed_pipeline_parser: Callable[[str], PipelineValue] | None = None
-
-
-def set_pipeline_parser(parser: Callable[[str], PipelineValue] | None) -> None:
-    """Install how pipeline-valued options parse their text (None: the default).
-
-    The default is `passflow.pipeline_text.parse_pass_pipeline`, imported when first
-    needed: it builds pass managers through the registry, which imports passes, which
-    import this module, so a top-level import would be a cycle. Tests install fakes.
-    """
-    global _installed_pipeline_parser
-    _installed_pipeline_parser = parser
-
-
-def _pipeline_parser() -> Callable[[str], PipelineValue]:
-    if _installed_pipeline_parser is not None:
-        return _installed_pipeline_parser
-    parser: Callable[[str], PipelineValue] = importlib.import_module(
-        "passflow.pipeline_text"
-    ).parse_pass_pipeline
-    return parser
 
 
 # --- option declarations -------------------------------------------------------
@@ -486,44 +429,6 @@ class ListOption(OptionBase[list[T]]):
             return value
         previous.extend(value)
         return previous
-
-
-class PipelineOption(OptionBase[PipelineValue | None]):
-    """An option whose value is a pass pipeline (`Option<OpPassManager>`).
-
-    Written and printed as an anchored pipeline (`inner=func.func(cse)`). The
-    default is pipeline text, parsed for each instance on first use, since passes
-    are not registered yet when the class is created; `""` means no pipeline (None).
-    """
-
-    def __init__(
-        self, default: str = "", *, argument: str | None = None, help: str = ""
-    ) -> None:
-        super().__init__(argument=argument, help=help)
-        self._default = default
-
-    @property
-    def default(self) -> str:
-        return self._default
-
-    def fresh_default(self) -> PipelineValue | None:
-        return self.parse_value(self._default) if self._default else None
-
-    def parse_value(self, text: str, prog: str = DEFAULT_PROG) -> PipelineValue:
-        return PIPELINE.parse(text, self._error_factory(prog))
-
-    def format_value(
-        self, value: PipelineValue | None, *, explicit: bool = False
-    ) -> str:
-        return f"{self.argument}={'' if value is None else PIPELINE.format(value)}"
-
-    def copy_value(self, value: PipelineValue | None) -> PipelineValue | None:
-        return None if value is None else PIPELINE.copy(value)
-
-    def same_value(self, a: PipelineValue | None, b: PipelineValue | None) -> bool:
-        if a is None or b is None:
-            return a is b
-        return PIPELINE.same(a, b)
 
 
 _options_cache: WeakKeyDictionary[type, Mapping[str, OptionBase[Any]]] = (

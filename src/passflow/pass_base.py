@@ -5,17 +5,23 @@ A pass is declared as a class: its display `name` (reports: `CSE`), its CLI
 the dialects it may create (`dependent_dialects`), its options and its statistics.
 The same declarations drive parsing, printing, `--help` and generated docs.
 
-While it runs, a pass holds per-run state on the instance (the op, the analysis
-manager, whether it failed, what it preserved), exactly as MLIR's pass execution
-state; the manager clones a pass for each worker, so `run_on_operation` must keep
-any mutable state on `self` and touch nothing outside the op it was given.
+While it runs, a pass holds one `PassExecutionState` (the op, the analysis
+manager, the run it belongs to, whether it failed, what it preserved), as MLIR's
+`Pass::passState`; the manager clones a pass for each worker, so
+`run_on_operation` must keep any mutable state on `self` and touch nothing outside
+the op it was given.
+
+This module is below the pass managers: it sees a pipeline only as a
+`PassPipeline` and the run only as a `PassRun`, the protocols that
+`passflow.manager.OpPassManager` and `passflow.runner.RunState` implement.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol, TypeVar, cast
 
 from passflow.analysis import ALL_PRESERVED, AnalysisManager, PreservedAnalyses
 from passflow.diagnostics import Diagnostic, PassflowError, Severity
@@ -28,18 +34,104 @@ from passflow.ir import (
     location,
     operation_name,
 )
-from passflow.remarks import RemarkEmitter
+from passflow.options import (
+    apply_options,
+    apply_options_string,
+    copy_option_values,
+    explicit_options,
+    format_options,
+    option_values,
+    options_of,
+)
+from passflow.remarks import RemarkEmitter, RemarkEngine
 from passflow.statistics import reset_statistics
 
-if TYPE_CHECKING:
-    from passflow.builder.constraints import Constraint
-    from passflow.manager import OpPassManager
-    from passflow.runner import RunState
-
-__all__ = ["InterfacePass", "OperationPass", "Pass"]
+__all__ = [
+    "InterfacePass",
+    "OperationPass",
+    "Pass",
+    "PassExecutionState",
+    "PassPipeline",
+    "PassRun",
+    "pipeline_identity",
+    "walk_passes",
+]
 
 A = TypeVar("A")
 P = TypeVar("P", bound="Pass")
+
+
+class PassPipeline(Protocol):
+    """What passes, the runner and executors see of a pipeline
+    (`passflow.OpPassManager`): its anchor, its passes in order, its scheduling
+    decisions, and how it is prepared for a run and copied."""
+
+    @property
+    def anchor(self) -> str: ...
+
+    @property
+    def op_name(self) -> str | None: ...
+
+    @property
+    def passes(self) -> Sequence[Pass]: ...
+
+    def schedule_errors(self, name: OperationName) -> tuple[str | None, ...] | None:
+        """Per pass, why it may not run on ops called `name`; None if all may."""
+        ...
+
+    def op_schedule_error(self, index: int, op: Operation) -> str | None:
+        """Why pass `index` may not run on `op` itself (checked per op)."""
+        ...
+
+    def adaptor_flags(self) -> tuple[bool, ...]:
+        """Per pass, whether it is an adaptor (verified non-recursively)."""
+        ...
+
+    def finalize(self, run: PassRun) -> bool:
+        """Merge adjacent adaptors and check op-specific pipelines."""
+        ...
+
+    def initialize(self, run: PassRun, generation: int) -> bool:
+        """Call every pass's `initialize`, once per `generation`."""
+        ...
+
+    def clone(self) -> PassPipeline:
+        """A deep copy: passes cloned, options kept, statistics fresh."""
+        ...
+
+
+class PassRun(Protocol):
+    """What a running pass reaches of the run it belongs to
+    (`passflow.runner.RunState`): the context, the diagnostic stream, the remark
+    engine and dynamic pipelines."""
+
+    @property
+    def context(self) -> Context: ...
+
+    @property
+    def remarks(self) -> RemarkEngine | None: ...
+
+    def emit(self, diagnostic: Diagnostic) -> None: ...
+
+    def run_dynamic_pipeline(
+        self, caller: Pass, pipeline: PassPipeline, op: Operation
+    ) -> bool: ...
+
+
+@dataclass(slots=True, eq=False)
+class PassExecutionState:
+    """A pass's state while it runs on one op: MLIR's `PassExecutionState`.
+
+    The runner makes one per (pass, op) dispatch and sets it as the pass's
+    `execution_state` for the duration; the pass reads and writes it through
+    its methods (`get_operation`, `signal_pass_failure`, `mark_*_preserved`).
+    """
+
+    op: Operation
+    analysis_manager: AnalysisManager
+    run: PassRun
+    failed: bool = False
+    preserved: PreservedAnalyses | None = None
 
 
 class Pass:
@@ -53,14 +145,16 @@ class Pass:
     dependent_dialects: ClassVar[tuple[str, ...]] = ()
     kinds: ClassVar[tuple[str, ...]] = ()
     """What the pass is for (`Cleanup`, `Lowering`, ...), for `PipelineBuilder` anchors."""
-    ordering: ClassVar[tuple[Constraint, ...]] = ()
-    """Ordering constraints checked wherever a `PipelineBuilder` places the pass."""
+    ordering: ClassVar[tuple[object, ...]] = ()
+    """Ordering constraints (`passflow.builder`'s `Requires`, `AfterLast`, ...)
+    checked, and validated, wherever a `PipelineBuilder` places the pass."""
 
-    _op: Operation | None = None
-    _am: AnalysisManager | None = None
-    _state: RunState | None = None
-    _failed: bool = False
-    _preserved: PreservedAnalyses | None = None
+    execution_state: PassExecutionState | None = None
+    """Set by the pass manager while the pass runs on an op, None otherwise."""
+
+    is_adaptor: ClassVar[bool] = False
+    """Whether this pass only runs nested pipelines (MLIR's `OpToOpPassAdaptor`):
+    reports show its pipelines rather than the pass."""
 
     checks_each_op: ClassVar[bool] = False
     """Whether the class overrides `can_schedule_on_op` (set automatically), so the
@@ -74,14 +168,10 @@ class Pass:
 
     def __init__(self, **options: object) -> None:
         if options:
-            from passflow.options import apply_options
-
             apply_options(self, options)
 
     def initialize_options(self, text: str) -> None:
         """Apply an option string (`max-iterations=3 top-down=false`); OptionError if bad."""
-        from passflow.options import apply_options_string
-
         apply_options_string(self, text)
 
     # --- declarations -------------------------------------------------------
@@ -108,6 +198,18 @@ class Pass:
         """Dialects this pass may create ops of; loaded before the run starts."""
         return self.dependent_dialects
 
+    @property
+    def display_name(self) -> str:
+        """How reports (timing, statistics, traces) name this pass: its `name`;
+        an adaptor names its pipelines, as MLIR's `getAdaptorName`."""
+        return self.name
+
+    def nested_pipelines(self) -> Sequence[PassPipeline]:
+        """The pipelines this pass runs itself (an adaptor's, a pipeline
+        schedule's stages), in order: what `walk_passes`, statistics, clones
+        and reports descend into. None by default."""
+        return ()
+
     def initialize(self, context: Context) -> bool | None:
         """Called once per run before any op is processed; return False to fail it.
 
@@ -125,19 +227,16 @@ class Pass:
     # --- while running ------------------------------------------------------
 
     def get_operation(self) -> Operation:
-        op = self._op
-        if op is None:
-            raise PassflowError(f"pass '{self.name}' is not running on an operation")
-        return op
+        execution = self.execution_state
+        if execution is None:
+            raise self._not_running()
+        return execution.op
 
     def get_context(self) -> Context:
-        return self._running_state().context
+        return self._execution().run.context
 
     def get_analysis_manager(self) -> AnalysisManager:
-        am = self._am
-        if am is None:
-            raise PassflowError(f"pass '{self.name}' is not running on an operation")
-        return am
+        return self._execution().analysis_manager
 
     def get_analysis(self, analysis: type[A]) -> A:
         return self.get_analysis_manager().get_analysis(analysis)
@@ -165,23 +264,32 @@ class Pass:
 
     def mark_all_analyses_preserved(self) -> None:
         """Declare the op unchanged: keeps every analysis and skips verification."""
-        self._preserved = ALL_PRESERVED
+        execution = self.execution_state
+        if execution is None:
+            raise self._not_running()
+        execution.preserved = ALL_PRESERVED
 
     def mark_analyses_preserved(self, *analyses: type) -> None:
-        preserved = self._preserved
+        execution = self._execution()
+        preserved = execution.preserved
         if preserved is ALL_PRESERVED:
             return
         if preserved is None:
-            preserved = self._preserved = PreservedAnalyses()
+            preserved = execution.preserved = PreservedAnalyses()
         preserved.preserve(*analyses)
 
     def signal_pass_failure(self) -> None:
         """Fail this pass on the current op; the pipeline stops after its siblings."""
-        self._failed = True
+        execution = self.execution_state
+        if execution is None:
+            raise self._not_running()
+        execution.failed = True
 
     @property
     def failed(self) -> bool:
-        return self._failed
+        """Whether the pass failed on the op it is running on."""
+        execution = self.execution_state
+        return execution is not None and execution.failed
 
     def emit_error(self, op: Operation, message: str) -> Diagnostic:
         """Report an error at `op` (does not by itself fail the pass)."""
@@ -209,49 +317,59 @@ class Pass:
         the last per op by the `final` policy and written to remark files; with
         no remark engine on the pass manager they cost nothing.
         """
-        state = self._running_state()
-        return RemarkEmitter(state.remarks, state.emit)
+        run = self._execution().run
+        return RemarkEmitter(run.remarks, run.emit)
+
+    def emit_diagnostic(self, diagnostic: Diagnostic) -> None:
+        """Report a diagnostic built whole (with its notes), so that it reaches
+        the handlers in one piece (does not by itself fail the pass)."""
+        self._execution().run.emit(diagnostic)
 
     def _emit(self, severity: Severity, op: Operation, message: str) -> Diagnostic:
         diagnostic = Diagnostic(severity, message, location(op))
-        self._running_state().emit(diagnostic)
+        self.emit_diagnostic(diagnostic)
         return diagnostic
 
-    def run_pipeline(self, pipeline: OpPassManager, op: Operation) -> bool:
+    def run_pipeline(self, pipeline: PassPipeline, op: Operation) -> bool:
         """Run `pipeline` now on `op` (the current op or one nested in it).
 
         This is MLIR's dynamic pass pipeline: the pipeline shares this pass's
         analysis manager and instrumentation. Returns False on failure; whether
         that fails this pass is for the caller to decide.
         """
-        return self._running_state().run_dynamic_pipeline(self, pipeline, op)
+        return self._execution().run.run_dynamic_pipeline(self, pipeline, op)
 
-    def _running_state(self) -> RunState:
-        state = self._state
-        if state is None:
-            raise PassflowError(f"pass '{self.name}' is not running")
-        return state
+    def _execution(self) -> PassExecutionState:
+        execution = self.execution_state
+        if execution is None:
+            raise self._not_running()
+        return execution
+
+    def _not_running(self) -> PassflowError:
+        return PassflowError(f"pass '{self.name}' is not running on an operation")
 
     # --- identity and copies ------------------------------------------------
 
     def clone(self: P) -> P:
-        """A copy with the same options and fresh statistics and run state."""
+        """A copy with the same options and fresh statistics and run state.
+
+        Options are copied as their declarations say (lists, option structs and
+        pipelines are never shared); any other list, dict or set the pass keeps
+        on itself is copied one level deep, so clones running on different
+        workers do not share mutable state. A pass holding anything else that
+        clones must not share overrides `clone`.
+        """
         new = copy.copy(self)
-        new.__dict__ = {k: _copy_value(v) for k, v in self.__dict__.items()}
-        for key in ("_op", "_am", "_state", "_failed", "_preserved"):
-            new.__dict__.pop(key, None)
+        new.__dict__ = {
+            key: _copy_container(value) for key, value in self.__dict__.items()
+        }
+        new.__dict__.pop("execution_state", None)
+        copy_option_values(self, new)
         reset_statistics(new)
         return new
 
     def options_text(self) -> str:
         """The `{key=value ...}` suffix of this pass in a textual pipeline."""
-        from passflow.options import (
-            explicit_options,
-            format_options,
-            option_values,
-            options_of,
-        )
-
         declared = options_of(type(self))
         if not declared:
             return ""
@@ -273,16 +391,41 @@ class Pass:
         return f"<{type(self).__name__} {self}>"
 
 
-def _copy_value(value: object) -> object:
-    from passflow.manager import OpPassManager
-
-    if isinstance(value, OpPassManager):
-        return value.clone()
-    if isinstance(value, list):
-        return [_copy_value(v) for v in cast(list[object], value)]
-    if isinstance(value, dict | set):
+def _copy_container(value: object) -> object:
+    if isinstance(value, list | dict | set):
         return copy.copy(cast(object, value))
     return value
+
+
+def walk_passes(pipelines: Iterable[PassPipeline]) -> Iterator[Pass]:
+    """Every pass under `pipelines`, depth first in pipeline order: each pass,
+    then the passes of its `nested_pipelines()`.
+
+    The one walk over a pass tree. Clones of a pipeline have its shape, so a
+    pass's position in this walk names it in every clone. Iterative, so
+    nesting of any depth costs linear time.
+    """
+    stack: list[Iterator[Pass]] = [iter(pm.passes) for pm in reversed(list(pipelines))]
+    while stack:
+        pass_ = next(stack[-1], None)
+        if pass_ is None:
+            stack.pop()
+            continue
+        yield pass_
+        nested = pass_.nested_pipelines()
+        if nested:
+            stack.extend(iter(pm.passes) for pm in reversed(nested))
+
+
+def pipeline_identity(pipelines: Iterable[PassPipeline]) -> object:
+    """A key equal for two states of `pipelines` exactly when they hold the same
+    pass objects with the same options: what caches of clones, pickled copies
+    and initialization compare."""
+    pipelines = list(pipelines)
+    return (
+        tuple(id(pass_) for pass_ in walk_passes(pipelines)),
+        tuple(str(pm) for pm in pipelines),
+    )
 
 
 class OperationPass(Pass):

@@ -12,6 +12,9 @@ at (`PipelineParseError.render()` draws MLIR's caret), an empty name for `cse,,c
 `func.func()`, `cse canonicalize` read as one name, option braces counted without
 regard to quotes. Columns are 0-based offsets into the text given to the parser; for
 an anchored pipeline that is the text inside `anchor(...)`, as in MLIR.
+
+Options whose values are pipelines (`PIPELINE`, `PipelineOption`) are declared here,
+next to the parser they use.
 """
 
 from __future__ import annotations
@@ -21,22 +24,24 @@ import re
 import threading
 from collections.abc import Generator, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from passflow.diagnostics import (
     OptionError,
+    PassflowError,
     PassNestingError,
     PipelineParseError,
 )
-
-if TYPE_CHECKING:
-    from passflow.manager import OpPassManager
-    from passflow.registry import PassInfo, PipelineInfo
+from passflow.manager import Nesting, OpPassManager
+from passflow.options import DEFAULT_PROG, OptionBase, OptionErrorFactory, ValueType
+from passflow.registry import PassInfo, PipelineInfo, lookup
 
 __all__ = [
     "MAX_NESTING",
     "MAX_OPTION_NESTING",
+    "PIPELINE",
     "PipelineElement",
+    "PipelineOption",
+    "PipelineType",
     "add_pass_flag",
     "format_elements",
     "parse_pass_pipeline",
@@ -298,8 +303,6 @@ class _ErrorChain:
 
 
 def _resolve(elements: Iterable[PipelineElement], text: str) -> None:
-    from passflow.registry import lookup
-
     for element in elements:
         if element.inner is not None:
             _resolve(element.inner, text)
@@ -314,8 +317,6 @@ def _resolve(elements: Iterable[PipelineElement], text: str) -> None:
 def _add_entry(
     info: PassInfo | PipelineInfo, options: str, pm: OpPassManager, chain: _ErrorChain
 ) -> bool:
-    from passflow.registry import PipelineInfo
-
     try:
         if isinstance(info, PipelineInfo):
             if info.options is None and options.strip():
@@ -338,8 +339,6 @@ def _add_entry(
 def _add_elements(
     elements: Iterable[PipelineElement], pm: OpPassManager, chain: _ErrorChain
 ) -> bool:
-    from passflow.registry import lookup
-
     for element in elements:
         if element.inner is not None:
             name = element.name
@@ -409,23 +408,17 @@ def parse_pass_pipeline_into(text: str, pm: OpPassManager) -> None:
 
 
 def _parse_pass_pipeline_into(text: str, pm: OpPassManager) -> None:
-    from passflow.manager import Nesting, OpPassManager
-
     elements = parse_pipeline_elements(text)
     _resolve(elements, text)
     staging = OpPassManager(pm.anchor, Nesting.EXPLICIT)
     chain = _ErrorChain()
     if not _add_elements(elements, staging, chain):
         raise chain.fail()
-    for pass_ in staging.passes:
-        pm.passes.append(pass_)
-    pm.clear_caches()
+    pm.extend(staging.passes)
 
 
 def parse_pass_pipeline(text: str) -> OpPassManager:
     """Parse an anchored pipeline (`builtin.module(func.func(cse))`) into a new manager."""
-    from passflow.manager import Nesting, OpPassManager
-
     anchor, inner, _ = split_anchored(text)
     with _pipeline_level():
         pm = OpPassManager(anchor, Nesting.EXPLICIT)
@@ -440,8 +433,6 @@ def add_pass_flag(pm: OpPassManager, name: str, options: str) -> None:
     pass on a module manager with implicit nesting gets its own nested pipeline,
     as mlir-opt's individual pass flags do.
     """
-    from passflow.registry import lookup
-
     info = lookup(name)
     if info is None:
         raise PipelineParseError(
@@ -452,8 +443,6 @@ def add_pass_flag(pm: OpPassManager, name: str, options: str) -> None:
 
 
 def _add_flag(pm: OpPassManager, info: PassInfo | PipelineInfo, options: str) -> None:
-    from passflow.registry import PipelineInfo
-
     chain = _ErrorChain()
     try:
         if isinstance(info, PipelineInfo):
@@ -465,3 +454,72 @@ def _add_flag(pm: OpPassManager, info: PassInfo | PipelineInfo, options: str) ->
         raise chain.fail() from None
     except PassNestingError as err:
         raise PipelineParseError(str(err)) from None
+
+
+# --- pipelines as option values ---------------------------------------------------
+
+
+class PipelineType(ValueType[OpPassManager]):
+    """An anchored pass pipeline as an option value (`parser<OpPassManager>`).
+
+    It lives with the parser it uses rather than with the other value types, so
+    that `passflow.options` stays below the pass manager and the registry.
+    """
+
+    def parse(self, text: str, error: OptionErrorFactory) -> OpPassManager:
+        try:
+            return parse_pass_pipeline(text)
+        except PassflowError as err:
+            # As parser<OpPassManager>: the pipeline's own error text, unprefixed.
+            raise OptionError(str(err)) from err
+
+    def format(self, value: OpPassManager) -> str:
+        return str(value)
+
+    def copy(self, value: OpPassManager) -> OpPassManager:
+        return value.clone()
+
+    def same(self, a: OpPassManager, b: OpPassManager) -> bool:
+        return str(a) == str(b)
+
+
+PIPELINE = PipelineType()
+"""The element type of a list of pipelines: `ListOption(PIPELINE)`."""
+
+
+class PipelineOption(OptionBase[OpPassManager | None]):
+    """An option whose value is a pass pipeline (`Option<OpPassManager>`).
+
+    Written and printed as an anchored pipeline (`inner=func.func(cse)`). The
+    default is pipeline text, parsed for each instance on first use, since passes
+    are not registered yet when the class is created; `""` means no pipeline (None).
+    """
+
+    def __init__(
+        self, default: str = "", *, argument: str | None = None, help: str = ""
+    ) -> None:
+        super().__init__(argument=argument, help=help)
+        self._default = default
+
+    @property
+    def default(self) -> str:
+        return self._default
+
+    def fresh_default(self) -> OpPassManager | None:
+        return self.parse_value(self._default) if self._default else None
+
+    def parse_value(self, text: str, prog: str = DEFAULT_PROG) -> OpPassManager:
+        return PIPELINE.parse(text, self._error_factory(prog))
+
+    def format_value(
+        self, value: OpPassManager | None, *, explicit: bool = False
+    ) -> str:
+        return f"{self.argument}={'' if value is None else PIPELINE.format(value)}"
+
+    def copy_value(self, value: OpPassManager | None) -> OpPassManager | None:
+        return None if value is None else PIPELINE.copy(value)
+
+    def same_value(self, a: OpPassManager | None, b: OpPassManager | None) -> bool:
+        if a is None or b is None:
+            return a is b
+        return PIPELINE.same(a, b)

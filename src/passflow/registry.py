@@ -4,6 +4,12 @@ Textual pipelines, `passflow-opt` flags, reproducers and generated docs all find
 passes here. Pipelines are looked up before passes, as in MLIR. Passes of other
 packages arrive through the `passflow.passes` entry-point group: each entry point
 names a callable (or module) that registers its passes when first needed.
+
+A name may be registered lazily (`register_lazy`): only the module and the name of
+what it registers are recorded, and the module (with the xDSL dialects and
+patterns it imports) is imported when a pipeline first names it, or when a listing
+needs every pass. The built-in and test passes are registered this way, so a run
+pays in start-up time and memory only for the passes it uses.
 """
 
 from __future__ import annotations
@@ -13,26 +19,28 @@ import inspect
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from importlib.metadata import entry_points
-from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
+from typing import Any, TypeVar, cast, overload
 
 from passflow.diagnostics import OptionError, RegistrationError
+from passflow.manager import OpPassManager
+from passflow.options import PipelineOptions
 from passflow.pass_base import Pass
 from passflow.trust import check_pass
-
-if TYPE_CHECKING:
-    from passflow.manager import OpPassManager
-    from passflow.options import PipelineOptions
+from passflow.xdsl_passes import adapter_for
 
 __all__ = [
     "PassInfo",
     "PipelineInfo",
+    "load_plugins",
     "lookup",
     "lookup_pass",
     "lookup_pipeline",
+    "register_lazy",
     "register_pass",
     "register_pipeline",
     "registered_passes",
     "registered_pipelines",
+    "unregister",
 ]
 
 ENTRY_POINT_GROUP = "passflow.passes"
@@ -82,11 +90,25 @@ class PipelineInfo:
         self.builder(pm, self.options.parse(options))
 
 
+@dataclass(frozen=True)
+class _Lazy:
+    """A name registered by `register_lazy`, whose module is not imported yet."""
+
+    argument: str
+    module: str
+    name: str
+
+    @property
+    def origin(self) -> str:
+        return f"{self.module}.{self.name}"
+
+
 _passes: dict[str, PassInfo] = {}
 _xdsl_adapters: dict[str, PassInfo] = {}
 """xDSL passes adapted on first use; kept apart from `_passes` so that what is
 listed as registered does not depend on what was looked up before."""
 _pipelines: dict[str, PipelineInfo] = {}
+_lazy: dict[str, _Lazy] = {}
 _plugins_loaded = False
 
 
@@ -95,12 +117,16 @@ def _origin(obj: object) -> str:
     return f"{module}.{getattr(obj, '__qualname__', type(obj).__name__)}"
 
 
-def _check_free(argument: str, origin: str) -> None:
+def _claim(argument: str, origin: str) -> None:
+    """Check that `argument` is free for `origin`, or lazily registered by it."""
     if not argument or any(c in argument for c in " ,(){}"):
         raise RegistrationError(
             f"cannot register {origin}: '{argument}' is not a valid pass argument"
         )
-    taken = _passes.get(argument) or _pipelines.get(argument)
+    lazy = _lazy.get(argument)
+    if lazy is not None and lazy.origin == origin:
+        return
+    taken = _passes.get(argument) or _pipelines.get(argument) or lazy
     if taken is not None:
         raise RegistrationError(
             f"'{argument}' is already registered by {taken.origin}; "
@@ -127,8 +153,9 @@ def register_pass(target: Any, *, argument: str | None = None) -> Any:
         raise RegistrationError(f"cannot register {_origin(target)}: not a Pass")
     name = argument or pass_class.argument
     origin = _origin(target)
-    _check_free(name, origin)
+    _claim(name, origin)
     _passes[name] = PassInfo(name, factory, pass_class, origin)
+    _lazy.pop(name, None)
     return target
 
 
@@ -140,22 +167,60 @@ def register_pipeline(
 ) -> None:
     """Register `builder(pm)` (or `builder(pm, options)`) as pipeline `argument`."""
     origin = _origin(builder)
-    _check_free(argument, origin)
+    _claim(argument, origin)
     _pipelines[argument] = PipelineInfo(argument, summary, builder, options, origin)
+    _lazy.pop(argument, None)
+
+
+def register_lazy(argument: str, target: str) -> None:
+    """Register `argument` without importing what implements it, to keep start-up
+    cheap: `target` is `"package.module:Name"`, the pass class (or factory) or
+    pipeline builder that importing the module registers under `argument`.
+
+    The module is imported when `argument` is first looked up, or when every
+    pass is listed. A pass class its module does not register itself is
+    registered then, as `register_pass(Name, argument=argument)` would.
+    """
+    module, _, name = target.partition(":")
+    if not module or not name:
+        raise RegistrationError(
+            f"cannot register '{argument}' lazily: '{target}' is not 'module:Name'"
+        )
+    lazy = _Lazy(argument, module, name)
+    registered = _passes.get(argument) or _pipelines.get(argument)
+    if registered is not None and registered.origin == lazy.origin:
+        return  # its module was imported first
+    _claim(argument, lazy.origin)
+    _lazy[argument] = lazy
+
+
+def _import_lazy(argument: str) -> None:
+    """Import what `argument` was lazily registered as, if it still is lazy."""
+    lazy = _lazy.get(argument)
+    if lazy is None:
+        return
+    module = importlib.import_module(lazy.module)
+    if _lazy.get(argument) is not lazy:
+        return  # its module registered it
+    target = getattr(module, lazy.name, None)
+    if not (inspect.isclass(target) and issubclass(target, Pass)):
+        raise RegistrationError(
+            f"'{argument}' was registered as {lazy.origin}, but importing "
+            f"{lazy.module} did not register it and it is not a pass class"
+        )
+    _passes[argument] = PassInfo(argument, target, target, lazy.origin)
+    _lazy.pop(argument, None)
 
 
 def unregister(argument: str) -> None:
     """Forget a pass or pipeline (for tests and interactive sessions)."""
     _passes.pop(argument, None)
     _pipelines.pop(argument, None)
+    _lazy.pop(argument, None)
 
 
 def load_plugins() -> None:
     """Register the built-in passes and every `passflow.passes` entry point (once)."""
-    _load_plugins()
-
-
-def _load_plugins() -> None:
     global _plugins_loaded
     if _plugins_loaded:
         return
@@ -172,11 +237,10 @@ def _load_plugins() -> None:
 
 def lookup_pass(argument: str) -> PassInfo | None:
     """The pass registered as `argument`; xDSL's passes come in on first use."""
-    _load_plugins()
+    load_plugins()
+    _import_lazy(argument)
     found = _passes.get(argument) or _xdsl_adapters.get(argument)
     if found is None:
-        from passflow.xdsl_passes import adapter_for
-
         adapter = adapter_for(argument)
         if adapter is not None:
             found = _xdsl_adapters[argument] = PassInfo(
@@ -186,7 +250,8 @@ def lookup_pass(argument: str) -> PassInfo | None:
 
 
 def lookup_pipeline(argument: str) -> PipelineInfo | None:
-    _load_plugins()
+    load_plugins()
+    _import_lazy(argument)
     return _pipelines.get(argument)
 
 
@@ -195,12 +260,19 @@ def lookup(argument: str) -> PipelineInfo | PassInfo | None:
     return lookup_pipeline(argument) or lookup_pass(argument)
 
 
+def _import_all() -> None:
+    load_plugins()
+    for argument in list(_lazy):
+        _import_lazy(argument)
+
+
 def registered_passes() -> Iterator[PassInfo]:
-    """Every registered pass, sorted by argument."""
-    _load_plugins()
+    """Every registered pass, sorted by argument (lazily registered ones imported)."""
+    _import_all()
     return iter(sorted(_passes.values(), key=lambda info: info.argument))
 
 
 def registered_pipelines() -> Iterator[PipelineInfo]:
-    _load_plugins()
+    """Every registered pipeline, sorted by argument (lazily registered ones imported)."""
+    _import_all()
     return iter(sorted(_pipelines.values(), key=lambda info: info.argument))

@@ -45,7 +45,6 @@ import itertools
 import math
 import os
 import re
-import secrets
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -321,18 +320,24 @@ class RemarkEvent(Diagnostic):
         return cls(Severity.REMARK, "", remark.location, remark=remark, created=created)
 
 
+def _random_origin() -> int:
+    """62 random bits from the OS (what `secrets` draws on, without the 3 MB of
+    OpenSSL that importing it costs)."""
+    return int.from_bytes(os.urandom(8), "big") >> 2
+
+
 class _Identities:
     """Unique in-flight ids: a random origin per process (new after a fork)."""
 
     def __init__(self) -> None:
-        self.origin = secrets.randbits(62)
+        self.origin = _random_origin()
         self.serials = itertools.count(1)
 
     def next(self) -> RemarkId:
         return RemarkId(self.origin, next(self.serials))
 
     def reseed(self) -> None:
-        self.origin = secrets.randbits(62)
+        self.origin = _random_origin()
 
 
 _identities = _Identities()

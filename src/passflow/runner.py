@@ -1,12 +1,13 @@
-# pyright: reportPrivateUsage=false
-# The runner is the pass manager's engine: like MLIR's friend classes it sets the
-# per-run state that passes keep on themselves.
 """Running a finalized pipeline on an op: dispatch, verification, failure.
 
-This is the hot path of passflow. MLIR's per-pass checks (registered,
-IsolatedFromAbove, `can_schedule_on`) are decided once per pipeline and op name
-and cached, so dispatching a pass to an op costs a few attribute stores and the
+This is the hot path of passflow, MLIR's `OpToOpPassAdaptor::run` and
+`runPipeline`. The scheduling checks (registered, IsolatedFromAbove,
+`can_schedule_on`) are the pipeline's, decided once per pipeline and op name and
+cached, so dispatching a pass to an op costs a few attribute stores and the
 call itself.
+
+`RunState` is what every pass of one `PassManager.run` shares; each dispatch
+gives the pass its own `PassExecutionState` for the duration.
 """
 
 from __future__ import annotations
@@ -16,49 +17,22 @@ import threading
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from passflow import ir
 from passflow.actions import ActionHandler, PassExecutionAction
-from passflow.analysis import AnalysisManager, PreservedAnalyses
+from passflow.analysis import ALL_PRESERVED, AnalysisManager
 from passflow.diagnostics import Diagnostic, DiagnosticEngine, Severity
-from passflow.execution import ChildExecutor, ChildWork
+from passflow.execution import ChildExecutor
 from passflow.instrumentation import (
     InstrumentationError,
     PassInstrumentor,
     PipelineParentInfo,
 )
 from passflow.ir import Context, Operation
+from passflow.pass_base import Pass, PassExecutionState, PassPipeline
 from passflow.remarks import RemarkEngine, RemarkEvent
 
-if TYPE_CHECKING:
-    from passflow.manager import OpPassManager, OpToOpPassAdaptor
-    from passflow.pass_base import Pass
-
-__all__ = ["RunState", "run_pipeline"]
-
-_NOT_REGISTERED = "trying to schedule a pass on an unregistered operation"
-_NOT_ISOLATED = (
-    "trying to schedule a pass on an operation not marked as 'IsolatedFromAbove'"
-)
-
-
-def schedule_error(pass_: Pass, name: ir.OperationName) -> str | None:
-    """Why `pass_` may not run on ops called `name` (MLIR's adaptor checks), or None."""
-    if not name.is_registered:
-        return _NOT_REGISTERED
-    if not name.has_trait(ir.IsolatedFromAbove):
-        return _NOT_ISOLATED
-    if not pass_.can_schedule_on(name):
-        return f"trying to schedule pass '{pass_.name}' on an unsupported operation"
-    return None
-
-
-def unsupported_op_error(pass_: Pass, op: Operation) -> str | None:
-    """The per-op half of MLIR's check (`canScheduleOn(Operation *)`), or None."""
-    if pass_.can_schedule_on_op(op):
-        return None
-    return f"trying to schedule pass '{pass_.name}' on an unsupported operation"
+__all__ = ["RunState", "run_pass", "run_pipeline"]
 
 
 @dataclass(eq=False)
@@ -85,9 +59,14 @@ class RunState:
     emit_pass_errors: bool = False
     remarks: RemarkEngine | None = None
     """Receives the passes' remarks (`Pass.remarks`); None: remarks are off."""
+    execution_states: dict[Pass, PassExecutionState] = field(
+        default_factory=lambda: dict[Pass, PassExecutionState]()
+    )
+    """One `PassExecutionState` per pass, reused from op to op: cheaper than a
+    new one per dispatch, which would double the cost of dispatching."""
 
     def emit(self, diagnostic: Diagnostic) -> None:
-        """Record a diagnostic; inside `capture()` it is buffered for later replay.
+        """Record a diagnostic; inside `begin_capture` it is buffered for replay.
 
         Remarks travel as diagnostics (`RemarkEvent`) and go to the remark engine.
         """
@@ -103,11 +82,14 @@ class RunState:
         self.engine.deliver(diagnostic)
 
     def begin_capture(self) -> list[Diagnostic] | None:
+        """Buffer this thread's diagnostics from now on; returns the previous
+        buffer, for `end_capture`."""
         previous: list[Diagnostic] | None = getattr(self._local, "sink", None)
         self._local.sink = []
         return previous
 
     def end_capture(self, previous: list[Diagnostic] | None) -> list[Diagnostic]:
+        """Stop buffering: the diagnostics buffered since `begin_capture`."""
         captured: list[Diagnostic] = self._local.sink
         self._local.sink = previous
         return captured
@@ -137,8 +119,10 @@ class RunState:
         self.emit(diagnostic)
 
     def run_dynamic_pipeline(
-        self, caller: Pass, pipeline: OpPassManager, op: Operation
+        self, caller: Pass, pipeline: PassPipeline, op: Operation
     ) -> bool:
+        """MLIR's dynamic pass pipeline: run `pipeline` on `op` (the caller's op
+        or one nested in it) with the caller's analyses and instrumentation."""
         current = caller.get_operation()
         if op is not current and not ir.is_proper_ancestor(current, op):
             self.op_error(
@@ -164,15 +148,15 @@ class RunState:
         return run_pipeline(pipeline, op, am, self, info)
 
 
-def _run_body(pass_: Pass, op: Operation, state: RunState) -> None:
+def _run_body(pass_: Pass, execution: PassExecutionState, state: RunState) -> None:
     """The pass body, a crash turned into a failure: what an action executes."""
     try:
         pass_.run_on_operation()
     except InstrumentationError:
         raise
     except Exception as err:
-        state.crash(pass_, op, err)
-        pass_._failed = True
+        state.crash(pass_, execution.op, err)
+        execution.failed = True
 
 
 def run_pass(
@@ -184,60 +168,69 @@ def run_pass(
     handler may skip: then the pass neither ran nor failed, preserved nothing
     (its op's analyses are dropped) and is verified, its hooks fired, as in MLIR.
     """
-    pass_._op = op
-    pass_._am = am
-    pass_._state = state
-    pass_._failed = False
-    pass_._preserved = None
+    outer = pass_.execution_state  # set when the pass runs itself re-entrantly
+    execution = None if outer is not None else state.execution_states.get(pass_)
+    if execution is None:
+        execution = PassExecutionState(op, am, state)
+        if outer is None:
+            state.execution_states[pass_] = execution
+    else:
+        execution.op = op
+        execution.analysis_manager = am
+        execution.failed = False
+        execution.preserved = None
+    pass_.execution_state = execution
     instrumentor = state.instrumentor
-    if instrumentor is not None:
-        instrumentor.run_before_pass(pass_, op)
-    if not pass_._failed:
-        handler = state.action_handler
-        if handler is None:  # the hot path: _run_body, inlined
-            try:
-                pass_.run_on_operation()
-            except InstrumentationError:
-                raise
-            except Exception as err:
-                state.crash(pass_, op, err)
-                pass_._failed = True
-        else:
-            handler(
-                functools.partial(_run_body, pass_, op, state),
-                PassExecutionAction(pass_, op, is_adaptor),
+    try:
+        if instrumentor is not None:
+            instrumentor.run_before_pass(pass_, op)
+        if not execution.failed:
+            handler = state.action_handler
+            if handler is None:  # the hot path: _run_body, inlined
+                try:
+                    pass_.run_on_operation()
+                except InstrumentationError:
+                    raise
+                except Exception as err:
+                    state.crash(pass_, op, err)
+                    execution.failed = True
+            else:
+                handler(
+                    functools.partial(_run_body, pass_, execution, state),
+                    PassExecutionAction(pass_, op, is_adaptor),
+                )
+        preserved = execution.preserved
+        if preserved is None or (
+            preserved is not ALL_PRESERVED and not preserved.is_all()
+        ):  # the pass may have changed the op
+            am.invalidate(preserved)
+            if not execution.failed and state.verify:
+                problem = ir.verify(op, recursive=not is_adaptor)
+                if problem is not None:
+                    state.emit(problem)
+                    execution.failed = True
+        if instrumentor is not None:
+            if execution.failed:
+                instrumentor.run_after_pass_failed(pass_, op)
+            else:
+                instrumentor.run_after_pass(pass_, op)
+        failed = execution.failed
+        if failed and state.emit_pass_errors and not is_adaptor:
+            # An adaptor fails because a nested pass did, which already said so.
+            state.emit(
+                Diagnostic(
+                    Severity.ERROR,
+                    f"failed to run pass '{pass_.name}'",
+                    ir.location(op),
+                )
             )
-    failed = pass_._failed
-    preserved = pass_._preserved
-    amap = am._map  # pyright: ignore[reportPrivateUsage]
-    if amap.analyses or amap.children:
-        if preserved is None:
-            preserved = PreservedAnalyses()
-        amap.invalidate(preserved)
-    if not failed and state.verify and (preserved is None or not preserved.is_all()):
-        problem = ir.verify(op, recursive=not is_adaptor)
-        if problem is not None:
-            state.emit(problem)
-            failed = pass_._failed = True
-    if instrumentor is not None:
-        if failed:
-            instrumentor.run_after_pass_failed(pass_, op)
-        else:
-            instrumentor.run_after_pass(pass_, op)
-            failed = pass_._failed
-    if failed and state.emit_pass_errors and not is_adaptor:
-        # An adaptor fails because a nested pass did, which already said so.
-        state.emit(
-            Diagnostic(
-                Severity.ERROR, f"failed to run pass '{pass_.name}'", ir.location(op)
-            )
-        )
-    pass_._op = None
-    return not failed
+        return not failed
+    finally:
+        pass_.execution_state = outer
 
 
 def run_pipeline(
-    pm: OpPassManager,
+    pm: PassPipeline,
     op: Operation,
     am: AnalysisManager,
     state: RunState,
@@ -258,7 +251,7 @@ def run_pipeline(
         for index, pass_ in enumerate(pm.passes):
             message = errors[index] if errors is not None else None
             if message is None and pass_.checks_each_op:
-                message = unsupported_op_error(pass_, op)
+                message = pm.op_schedule_error(index, op)
             if message is not None:
                 state.op_error(op, message)
                 return False
@@ -269,40 +262,3 @@ def run_pipeline(
         return True
     finally:
         am.clear()
-
-
-def run_adaptor(adaptor: OpToOpPassAdaptor) -> None:
-    """Run the adaptor's pipelines on the direct children of its op.
-
-    Children go to the run's executor (serially on this thread when there is at
-    most one). A failing child does not stop its siblings; the adaptor fails after
-    all of them were processed.
-    """
-    op = adaptor.get_operation()
-    state = adaptor._state
-    assert state is not None
-    items = adaptor.children_to_run(op)
-    nested = any(child.parent_op() is not op for _, child in items)
-    work = ChildWork(
-        adaptor,
-        op,
-        adaptor.get_analysis_manager(),
-        state,
-        items,
-        PipelineParentInfo(threading.get_ident(), adaptor),
-    )
-    executor = state.executor
-    # Actions are numbered, logged and profiled in execution order: with a
-    # handler installed, children run here, one after the other, in program
-    # order, so that a debug counter skips the same pass applications every run
-    # and observers see this process's IR (docs/decisions.md).
-    ok = (
-        work.run_serially()
-        if len(items) <= 1
-        or executor is None
-        or state.action_handler is not None
-        or nested  # executors ship direct children only
-        else executor.run(work)
-    )
-    if not ok:
-        adaptor.signal_pass_failure()

@@ -7,7 +7,7 @@ Values belong to a pass instance and persist across runs, as in MLIR.
 Parallel executors run an op's children on clones of the passes, in any order,
 in any process. So that the figures match a serial run whatever the executor,
 every child's effect on a statistic is recorded and applied to the original
-pass in child order (`passflow.execution.PipelineStatistics`): before a child
+pass in child order (`passflow.executors.child_run.PipelineStatistics`): before a child
 runs, the statistics of the passes that run it are *armed* to a `Relative`
 zero, an int that stays `Relative` under `+` and `-`. After the child, a
 statistic that is still `Relative` was only counted up or down (its effect:
@@ -19,22 +19,17 @@ travel between processes.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Literal, overload
-
-if TYPE_CHECKING:
-    from passflow.manager import OpPassManager
+from typing import Any, overload
 
 __all__ = [
     "Relative",
     "Statistic",
     "StatisticEffects",
-    "StatisticsDisplay",
     "apply_statistic_effects",
     "arm_statistics",
-    "merge_statistics",
+    "reset_statistics",
+    "statistic_values",
     "statistics_of",
-    "statistics_report",
     "take_statistic_effects",
 ]
 
@@ -151,131 +146,3 @@ def apply_statistic_effects(into: object, effects: StatisticEffects) -> None:
     values.update(assigned)
     for attr, amount in added.items():
         values[attr] = values.get(attr, 0) + amount
-
-
-def add_statistics(into: object, source: object) -> None:
-    """`into.stat += source.stat` for every statistic; `source` is reset to zero."""
-    for stat in statistics_of(type(into)):
-        value = source.__dict__.pop(stat.attr, 0)
-        if value:
-            into.__dict__[stat.attr] = into.__dict__.get(stat.attr, 0) + value
-
-
-# --- reports (mlir-opt's `--mlir-pass-statistics`) ---------------------------------
-
-StatisticsDisplay = Literal["pipeline", "list"]
-"""`pipeline` mirrors the pass-manager tree; `list` sums passes of the same name."""
-
-_BANNER = "===" + "-" * 73 + "==="
-_TITLE = "... Pass statistics report ..."
-
-
-def merge_statistics(main: OpPassManager, clones: Iterable[OpPassManager]) -> None:
-    """Sum the statistics of copies of `main` into `main`'s passes (MLIR's
-    `prepareStatistics`).
-
-    Each clone's passes are paired with `main`'s by position, nested pipelines
-    recursively, and their counts added into the original pass while the
-    clone's are reset, so a count is never added twice. For counters that are
-    only added to, that is what a serial run gives; the executors do not use it,
-    as a summed *assigned* statistic depends on how the children were spread
-    over the clones (see the module's docstring for what they do instead).
-    """
-    from passflow.manager import OpToOpPassAdaptor
-
-    for clone in clones:
-        for original, copy in zip(main.passes, clone.passes, strict=True):
-            if isinstance(original, OpToOpPassAdaptor) and isinstance(
-                copy, OpToOpPassAdaptor
-            ):
-                for nested, nested_copy in zip(
-                    original.managers, copy.managers, strict=True
-                ):
-                    merge_statistics(nested, [nested_copy])
-            else:
-                add_statistics(original, copy)
-
-
-def _statistic_lines(values: Iterable[tuple[str, int, str]], indent: int) -> list[str]:
-    """`(S) value name - description`, sorted by name, values right-aligned and
-    names left-aligned to the widest of the block."""
-    rows = sorted(values, key=lambda row: row[0])
-    if not rows:
-        return []
-    value_width = max(len(str(value)) for _, value, _ in rows)
-    name_width = max(len(name) for name, _, _ in rows)
-    pad = " " * indent
-    return [
-        f"{pad}(S) {value:>{value_width}} {name:<{name_width}} - {description}"
-        for name, value, description in rows
-    ]
-
-
-def _pass_rows(pass_: object) -> list[tuple[str, int, str]]:
-    return [(s.name, value, s.description) for s, value in statistic_values(pass_)]
-
-
-def _pipeline_lines(pm: OpPassManager, indent: int, lines: list[str]) -> None:
-    from passflow.manager import OpToOpPassAdaptor
-
-    pad = " " * indent
-    for pass_ in pm.passes:
-        if isinstance(pass_, OpToOpPassAdaptor):
-            inner = indent
-            if len(pass_.managers) > 1:
-                lines.append(pad + pass_.adaptor_name)
-                inner += 2
-            for nested in pass_.managers:
-                lines.append(" " * inner + f"'{nested.anchor}' Pipeline")
-                _pipeline_lines(nested, inner + 2, lines)
-        else:
-            lines.append(pad + pass_.name)
-            lines.extend(_statistic_lines(_pass_rows(pass_), indent + 2))
-
-
-def _list_lines(pm: OpPassManager) -> list[str]:
-    from passflow.manager import OpToOpPassAdaptor
-
-    merged: dict[str, dict[str, list[int | str]]] = {}
-    pending = list(pm.passes)
-    while pending:
-        pass_ = pending.pop()
-        if isinstance(pass_, OpToOpPassAdaptor):
-            for nested in pass_.managers:
-                pending.extend(nested.passes)
-            continue
-        rows = _pass_rows(pass_)
-        if not rows:
-            continue
-        group = merged.setdefault(pass_.name, {})
-        for name, value, description in rows:
-            entry = group.setdefault(name, [0, description])
-            entry[0] = int(entry[0]) + value
-    lines: list[str] = []
-    for pass_name in sorted(merged):
-        lines.append(f"  {pass_name}")
-        rows = [(n, int(v), str(d)) for n, (v, d) in merged[pass_name].items()]
-        lines.extend(_statistic_lines(rows, 4))
-    return lines
-
-
-def statistics_report(
-    pm: OpPassManager, display: StatisticsDisplay = "pipeline"
-) -> str:
-    """MLIR's pass statistics report for `pm`'s passes, as mlir-opt prints it.
-
-    Pipeline view: the pass-manager tree (`'func.func' Pipeline`, `Pipeline
-    Collection : [...]` for adaptors with several pipelines), every pass by
-    name, its statistics under it. List view: passes with statistics, grouped
-    by name and summed, sorted by name. The executors have already applied
-    their worker clones' statistics to `pm`'s passes.
-    """
-    if display == "pipeline":
-        lines: list[str] = []
-        _pipeline_lines(pm, 0, lines)
-    elif display == "list":
-        lines = _list_lines(pm)
-    else:
-        raise ValueError(f"unknown statistics display '{display}'")
-    header = [_BANNER, " " * ((80 - len(_TITLE)) // 2) + _TITLE, _BANNER]
-    return "\n".join(header + lines) + "\n\n"

@@ -26,7 +26,6 @@ from xdsl.irdl import IRDLOperation
 from xdsl.passes import ModulePass
 from xdsl.transforms import get_all_passes
 from xdsl.utils.arg_spec import parse_spec
-from xdsl.utils.diagnostic import Diagnostic as XDSLDiagnostic
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
 
 from passflow import ir
@@ -39,6 +38,7 @@ from passflow.diagnostics import (
 )
 from passflow.ir import ModuleOp, Operation, OperationName
 from passflow.pass_base import OperationPass
+from passflow.xdsl_internals import arg_spec_error_reason, diagnostic_op_messages
 
 __all__ = [
     "FAILURE_EXCEPTIONS",
@@ -116,7 +116,9 @@ class XDSLPass(OperationPass):
                 parse_spec(f"{self.argument}{{{text}}}")
             )
         except ArgSpecParseError as err:  # a BaseException: xDSL's spec syntax
-            raise OptionError(f"<Pass-Options-Parser>: {_spec_error(err)}") from None
+            raise OptionError(
+                f"<Pass-Options-Parser>: {arg_spec_error_reason(err)}"
+            ) from None
         except Exception as err:
             raise OptionError(f"<Pass-Options-Parser>: {err}") from None
 
@@ -154,7 +156,7 @@ class XDSLPass(OperationPass):
             self.xdsl_pass.apply(self.get_context(), op)  # pyright: ignore[reportArgumentType]
         except FAILURE_EXCEPTIONS as err:
             # Emitted whole: `emit_error` would deliver it before its notes.
-            self._running_state().emit(failure_diagnostic(err, op))
+            self.emit_diagnostic(failure_diagnostic(err, op))
             self.signal_pass_failure()
 
     def clone(self) -> XDSLPass:
@@ -186,7 +188,7 @@ def failure_diagnostic(err: Exception, op: Operation) -> Diagnostic:
     is a note, and so is where a `ParseError` was in the text the pass parsed.
     """
     reason = _one_line(err.msg if isinstance(err, ParseError) else str(err))
-    named = [(target, _one_line(text)) for target, text in _named_ops(err)]
+    named = [(target, _one_line(text)) for target, text in diagnostic_op_messages(err)]
     if named and (not reason or reason in named[0][1]):
         target, message = named.pop(0)
         diagnostic = Diagnostic(Severity.ERROR, message, _failure_location(target, op))
@@ -209,27 +211,6 @@ def failure_diagnostic(err: Exception, op: Operation) -> Diagnostic:
     return diagnostic
 
 
-def _named_ops(err: Exception) -> list[tuple[Operation, str]]:
-    """The ops and messages of the innermost xDSL `Diagnostic` that raised
-    `err`, read from its traceback (xDSL keeps them nowhere else)."""
-    code = XDSLDiagnostic.raise_exception.__code__
-    found: XDSLDiagnostic | None = None
-    tb = err.__traceback__
-    while tb is not None:
-        if tb.tb_frame.f_code is code:
-            candidate = tb.tb_frame.f_locals.get("self")
-            if isinstance(candidate, XDSLDiagnostic):
-                found = candidate
-        tb = tb.tb_next
-    if found is None:
-        return []
-    return [
-        (named, message)
-        for named, messages in found.op_messages.items()
-        for message in messages
-    ]
-
-
 def _failure_location(target: Operation, op: Operation) -> Location:
     """Where `target` is, or its nearest located ancestor up to `op`, or `op`."""
     current: Operation | None = target
@@ -241,13 +222,6 @@ def _failure_location(target: Operation, op: Operation) -> Location:
             break
         current = current.parent_op()
     return ir.location(op)
-
-
-def _spec_error(err: ArgSpecParseError) -> str:
-    """What xDSL's pass spec parser says is wrong: the last line of its message,
-    which first repeats the whole spec with a caret under the offending token."""
-    lines = [line.strip() for line in str(err).splitlines() if line.strip()]
-    return lines[-1] if lines else "invalid pass options"
 
 
 def _one_line(message: str) -> str:

@@ -19,16 +19,15 @@ from hypothesis import strategies as st
 
 from passflow import registry
 from passflow.options import (
-    PIPELINE,
     EnumType,
     IntType,
     ListOption,
     Option,
     OptionsStructType,
-    PipelineOption,
     ValueType,
     options_of,
 )
+from passflow.pipeline_text import PIPELINE, PipelineOption
 from passflow.registry import PassInfo, PipelineInfo
 from passflow.xdsl_passes import UNSAFE_XDSL_PASSES, xdsl_pass_names
 

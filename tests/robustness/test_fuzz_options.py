@@ -14,16 +14,15 @@ from passflow.diagnostics import PassflowError
 from passflow.manager import OpPassManager
 from passflow.options import (
     INT,
-    PIPELINE,
     UNSIGNED,
     UNSIGNED_LONG,
     ListOption,
     Option,
-    PipelineOption,
     PipelineOptions,
     options_of,
     parse_options_string,
 )
+from passflow.pipeline_text import PIPELINE, PipelineOption
 from passflow.registry import PassInfo, PipelineInfo
 
 from .grammar import (
@@ -124,11 +123,17 @@ def test_every_value_type_parses_or_raises_option_error(
         event("parsed")
         declared = options_of(EveryKind)
         by_attr = {option.attr: option for option in declared.values()}
+        assert set(values) <= set(by_attr)
         try:
-            for attr, value in values.items():
-                by_attr[attr].format_value(value, explicit=True)
+            printed = {
+                attr: by_attr[attr].format_value(value, explicit=True)
+                for attr, value in values.items()
+            }
         except Exception as err:
             raise escape(f"printing the values of {case!r}", err) from err
+        # Each value set from the text prints, under its option's name.
+        for attr, text_ in printed.items():
+            assert text_ is not None and text_.startswith(f"{by_attr[attr].argument}=")
 
 
 def _options_class(name: str) -> type:
@@ -179,4 +184,7 @@ def test_passes_take_options_or_raise_passflow_error(case: tuple[str, str]) -> N
         except Exception as err:
             raise escape(case, err) from err
         event("created")
-        assert isinstance(printed, str)
+        if isinstance(info, PipelineInfo):
+            assert printed.startswith("builtin.module(") and printed.endswith(")")
+        else:
+            assert printed == name or printed.startswith(f"{name}{{"), printed

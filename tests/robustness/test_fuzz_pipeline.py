@@ -7,6 +7,7 @@ from __future__ import annotations
 from hypothesis import event, given
 from hypothesis import strategies as st
 
+from passflow import registry
 from passflow.diagnostics import PassflowError, PipelineParseError
 from passflow.manager import Nesting, OpPassManager
 from passflow.pipeline_text import (
@@ -16,6 +17,7 @@ from passflow.pipeline_text import (
     parse_pipeline_elements,
     split_anchored,
 )
+from passflow.registry import PassInfo
 
 from .grammar import (
     EDITS,
@@ -114,5 +116,12 @@ def test_pass_flags_add_or_raise_passflow_error(
             return
         except Exception as err:
             raise escape(flag, err) from err
-        str(pm)
+        try:
+            printed = str(pm)
+        except Exception as err:
+            raise escape(f"str() of {flag!r}", err) from err
         event("added")
+        assert printed.startswith("builtin.module(") and printed.endswith(")")
+        if isinstance(registry.lookup(name), PassInfo):
+            # One pass, added at the top or in the nested pipeline it needed.
+            assert len(pm.passes) == 1 and name in printed, printed

@@ -60,8 +60,8 @@ from passflow.builder.search import (
 )
 from passflow.diagnostics import Severity
 from passflow.ir import Context
-from passflow.manager import PassManager
 from passflow.pass_base import Pass
+from passflow.pass_manager import PassManager
 
 __all__ = ["BuildReport", "PipelineBuilder"]
 

@@ -1,14 +1,111 @@
-"""Executors that run an adaptor's children in other processes.
+"""The executors that run an adaptor's children, and how to choose one.
 
-`ProcessExecutor` forks workers that already hold the parsed module (the fast
-one on a multi-core machine); `ShippingExecutor` sends children to any
-`concurrent.futures.Executor` and back; `DaskExecutor` is that, on a Dask
-cluster (the `dask` extra). The in-process executors and the contract they all
-keep are in `passflow.execution`.
+- `SerialExecutor`: every child on the calling thread (`--mlir-disable-threading`);
+- `ThreadExecutor`: MLIR's threaded adaptor on a thread pool (MLIR's semantics,
+  no speedup under the GIL);
+- `ProcessExecutor`: forked workers that already hold the parsed module (the one
+  that makes passflow faster on several cores);
+- `ShippingExecutor`: children shipped to any `concurrent.futures.Executor`;
+- `DaskExecutor`: that, on a Dask cluster (the `dask` extra).
+
+All keep the contract of `passflow.execution` and run each child through
+`passflow.executors.child_run`. `make_executor` is what passflow-opt's
+`--executor`/`--jobs`/`--scheduler` build; `as_child_executor` wraps a
+`concurrent.futures` executor.
 """
 
+from __future__ import annotations
+
+import multiprocessing
+from concurrent.futures import Executor, ThreadPoolExecutor
+
+from passflow.diagnostics import PassflowError
+from passflow.execution import ChildExecutor
+from passflow.executors.child_run import ExecutorProfile, default_jobs
 from passflow.executors.dask import DaskExecutor
 from passflow.executors.forking import ProcessExecutor
+from passflow.executors.serial import SerialExecutor
 from passflow.executors.shipping import ShippingExecutor
+from passflow.executors.threads import ThreadExecutor
 
-__all__ = ["DaskExecutor", "ProcessExecutor", "ShippingExecutor"]
+__all__ = [
+    "EXECUTOR_KINDS",
+    "DaskExecutor",
+    "ExecutorProfile",
+    "ProcessExecutor",
+    "SerialExecutor",
+    "ShippingExecutor",
+    "ThreadExecutor",
+    "as_child_executor",
+    "default_executor_kind",
+    "default_jobs",
+    "make_executor",
+    "threading_disabled",
+]
+
+EXECUTOR_KINDS = ("serial", "thread", "process", "dask")
+"""What `make_executor` (and passflow-opt's `--executor`) accepts."""
+
+
+def default_executor_kind() -> str:
+    """What passflow-opt uses without `--executor`: forked processes where the
+    platform can fork, else serial.
+
+    Measured (bench/parallel.py): processes beat serial from about a hundred
+    functions of cheap passes, and because the parent runs children itself for
+    `serial_budget` seconds and forks only if the rest would take twice that,
+    smaller inputs cost what a serial run costs. Threads never beat serial under
+    the GIL."""
+    return "process" if "fork" in multiprocessing.get_all_start_methods() else "serial"
+
+
+def make_executor(
+    kind: str, jobs: int | None = None, scheduler: str | None = None
+) -> ChildExecutor:
+    """The executor passflow-opt's `--executor`, `--jobs` and `--scheduler` ask for.
+
+    `jobs` (default: the usable cores) bounds the workers; one job means serial.
+    `scheduler` is a Dask scheduler address (`tcp://host:8786`) for `dask`; without
+    one, `dask` starts a local cluster of `jobs` worker processes.
+    """
+    if kind not in EXECUTOR_KINDS:
+        raise PassflowError(
+            f"unknown executor '{kind}' (expected one of: {', '.join(EXECUTOR_KINDS)})"
+        )
+    if scheduler is not None and kind != "dask":
+        raise PassflowError(
+            f"a scheduler address needs the dask executor, not '{kind}'"
+        )
+    if jobs is not None and jobs < 1:
+        raise PassflowError(f"the number of jobs must be at least 1, got {jobs}")
+    if kind == "serial" or (jobs == 1 and kind != "dask"):
+        return SerialExecutor()
+    if kind == "thread":
+        return ThreadExecutor(jobs)
+    if kind == "process":
+        return ProcessExecutor(jobs)
+    return DaskExecutor(scheduler, jobs=jobs)
+
+
+def as_child_executor(
+    executor: ChildExecutor | Executor | None, jobs: int | None = None
+) -> ChildExecutor | None:
+    """Accept a `ChildExecutor` as is and wrap a `concurrent.futures.Executor`.
+
+    A `ThreadPoolExecutor` becomes a `ThreadExecutor` on that pool (children share
+    this process's IR); any other executor (a `ProcessPoolExecutor`, Dask's
+    `client.get_executor()`, ...) runs elsewhere, so children are shipped to it
+    and their rewritten IR shipped back (`ShippingExecutor`).
+    """
+    if executor is None or isinstance(executor, ChildExecutor):
+        return executor
+    if isinstance(executor, ThreadPoolExecutor):
+        return ThreadExecutor(jobs, pool=executor)
+    return ShippingExecutor(executor, jobs=jobs)
+
+
+def threading_disabled(executor: ChildExecutor | None) -> bool:
+    """Whether nested pipelines run serially on the calling thread: no
+    executor, or one that runs every child there (serial, one job). The one
+    rule for `--mlir-disable-threading`, `--executor=serial` and `--jobs=1`."""
+    return executor is None or executor.threading_disabled

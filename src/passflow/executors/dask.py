@@ -19,7 +19,7 @@ from concurrent.futures import Executor
 from typing import TYPE_CHECKING, cast
 
 from passflow.diagnostics import PassflowError
-from passflow.execution import default_jobs
+from passflow.executors.child_run import default_jobs
 from passflow.executors.shipping import ContextFactory, ShippingExecutor
 
 if TYPE_CHECKING:

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import gc
 import multiprocessing
 import os
@@ -52,20 +53,17 @@ from typing import cast
 
 from passflow.analysis import AnalysisManager
 from passflow.diagnostics import Diagnostic, PassflowError
-from passflow.execution import (
+from passflow.execution import ChildExecutor, ChildWork
+from passflow.executors.capture import reset_child_capture
+from passflow.executors.child_run import (
     INTERRUPT_POLL,
-    ChildExecutor,
-    ChildWork,
+    ChildOutcomes,
+    ChildRaised,
+    ChildResult,
     ExecutorProfile,
     PipelineStatistics,
-    StatisticDeltas,
-    begin_child_capture,
-    child_error,
     default_jobs,
-    end_child_capture,
-    in_process_only,
-    replay_diagnostics,
-    reset_child_capture,
+    run_child,
 )
 from passflow.executors.transfer import (
     ChangeDetector,
@@ -136,12 +134,16 @@ class ProcessExecutor(ChildExecutor):
         self.profile = ExecutorProfile()
 
     @property
+    def threading_disabled(self) -> bool:
+        return self.jobs <= 1
+
+    @property
     def workers(self) -> int:
         """How many worker processes a parallel run forks."""
         return self.jobs - 1 if self.parent_runs_children else self.jobs
 
     def run(self, work: ChildWork) -> bool:
-        if self.jobs <= 1 or _in_worker or in_process_only(work):
+        if self.jobs <= 1 or _in_worker or work.in_process_only:
             return work.run_serially()
         return _ForkedRun(self, work).run()
 
@@ -162,12 +164,7 @@ class _ForkedRun:
         self.executor = executor
         self.work = work
         self.mp = multiprocessing.get_context("fork")
-        count = len(work.items)
-        self.ok = [False] * count
-        self.diagnostics: list[list[Diagnostic] | None] = [None] * count
-        # Each child's statistic effects, applied to the originals in child order.
-        self.statistics = PipelineStatistics(work.adaptor.managers)
-        self.effects: list[StatisticDeltas | None] = [None] * count
+        self.outcomes = ChildOutcomes(work)
         self.pending: deque[int] = deque()
         self.remaining = 0
         self.workers: dict[Connection, _Worker] = {}
@@ -192,17 +189,11 @@ class _ForkedRun:
                     position += 1
         if position < count:
             self._fork_for(position)
-        self.statistics.apply(self.effects)
-        replay_diagnostics(self.work.state, self.diagnostics)
-        return all(self.ok)
+        return self.outcomes.finish()
 
     def _run_here(self, position: int) -> None:
         """Run child `position` in this process, with the original passes."""
-        (
-            self.ok[position],
-            self.diagnostics[position],
-            self.effects[position],
-        ) = self.work.run_captured(position, self.ams[position], self.statistics)
+        self.outcomes.run_here(position)
 
     def _fork_for(self, first: int) -> None:
         """Fork workers and run children `first`... on them and, between
@@ -315,52 +306,47 @@ class _ForkedRun:
         except (EOFError, OSError):
             self._lost(worker, None)
             return
-        message = cast(tuple[object, ...], worker.decoder.loads(data))
-        index = cast(int, message[1])
+        message = worker.decoder.loads(data)
+        if not isinstance(message, ChildResult | ChildRaised):
+            raise PassflowError(f"worker {worker.process.pid} sent {message!r}")
+        index = message.position
         if not worker.inflight or worker.inflight[0] != index:
             raise PassflowError(f"worker {worker.process.pid} answered out of turn")
         worker.inflight.popleft()
         worker.started = time.perf_counter()
-        if message[0] == "done":
+        if isinstance(message, ChildResult):
             self._done(worker, message)
         else:
-            _, _, diagnostics, error = message
             self._fail(
                 index,
-                cast(list[Diagnostic], diagnostics),
-                f"worker process {worker.process.pid} raised {error} while "
+                message.diagnostics,
+                f"worker process {worker.process.pid} raised {message.error} while "
                 f"running '{self.work.pipeline_text(index)}' on this op",
             )
         self._feed(worker)
 
-    def _done(self, worker: _Worker, message: tuple[object, ...]) -> None:
-        _, index, ok, diagnostics, deltas, payload, seconds = message
-        index = cast(int, index)
-        self.profile.worker_busy += cast(float, seconds)
-        if payload is not None:
-            header, regions = cast(
-                tuple[tuple[object, ...], tuple[object, ...]], payload
-            )
+    def _done(self, worker: _Worker, result: ChildResult) -> None:
+        self.profile.worker_busy += result.seconds
+        if result.rewritten is not None:
+            header, regions = result.rewritten
             try:
-                worker.decoder.splice(self.work.items[index][1], header, regions)
+                worker.decoder.splice(
+                    self.work.items[result.position][1], header, regions
+                )
             except Exception as err:
                 self._fail(
-                    index,
-                    cast(list[Diagnostic], diagnostics),
+                    result.position,
+                    result.diagnostics,
                     f"the result of worker process {worker.process.pid} could not "
                     f"be spliced back ({type(err).__name__}: {err})",
                 )
                 return
             self.profile.shipped += 1
-        self.effects[index] = cast(StatisticDeltas, deltas)
-        self.ok[index] = bool(ok)
-        self.diagnostics[index] = cast(list[Diagnostic], diagnostics)
+        self.outcomes.record(result)
         self.remaining -= 1
 
     def _fail(self, index: int, diagnostics: list[Diagnostic], message: str) -> None:
-        child = self.work.items[index][1]
-        self.diagnostics[index] = [*diagnostics, child_error(child, message)]
-        self.ok[index] = False
+        self.outcomes.fail(index, diagnostics, message)
         self.remaining -= 1
 
     def _lost(self, worker: _Worker, reason: str | None) -> None:
@@ -435,8 +421,6 @@ def _worker_main(
     shared: list[object],
 ) -> None:
     """A worker's loop: run the child it is told, send back what changed."""
-    from passflow.runner import run_pipeline
-
     _die_with_parent(parent)
     # Ctrl-C reaches the whole process group: the parent alone handles it,
     # stopping the workers, so none prints a KeyboardInterrupt of its own.
@@ -447,9 +431,8 @@ def _worker_main(
     _in_worker = True
     gc.enable()  # the inherited module is frozen: collections only see new objects
     reset_child_capture()  # the parent may have forked inside a child's capture
-    state = work.state
-    managers = [pm.clone() for pm in work.adaptor.managers]
-    statistics = PipelineStatistics(managers)
+    pipelines = [pm.clone() for pm in work.pipelines]
+    statistics = PipelineStatistics(pipelines)
     encoder = Encoder(shared)
     changes = ChangeDetector()
     while True:
@@ -457,44 +440,20 @@ def _worker_main(
             index = conn.recv()
         except EOFError:  # the parent is gone
             return
-        if index is None:
+        if not isinstance(index, int):
             return
-        index = cast(int, index)
-        start = time.perf_counter()
-        manager_index, child = work.items[index]
-        diagnostics: list[Diagnostic] = []
-        statistics.arm()
-        token = begin_child_capture(state)
-        capturing = True
+        result = run_child(
+            index,
+            work.items[index][1],
+            functools.partial(work.run_item, index, ams[index], pipelines),
+            work.state,
+            statistics,
+            encoder=encoder,
+            changes=changes,
+            contain_errors=True,
+        )
         try:
-            before = changes.before(child)
-            ok = run_pipeline(
-                managers[manager_index], child, ams[index], state, work.parent_info
-            )
-            diagnostics = end_child_capture(state, token)
-            capturing = False
-            payload = (
-                (encoder.header(child), encoder.regions(child))
-                if changes.changed(child, before)
-                else None
-            )
-            deltas: StatisticDeltas = statistics.take()
-            data = encoder.dumps(
-                (
-                    "done",
-                    index,
-                    ok,
-                    diagnostics,
-                    deltas,
-                    payload,
-                    time.perf_counter() - start,
-                )
-            )
-        except Exception as err:
-            if capturing:
-                diagnostics = end_child_capture(state, token)
-            statistics.take()  # a failed message: the child's counts are lost
-            data = encoder.dumps(
-                ("error", index, diagnostics, f"{type(err).__name__}: {err}")
-            )
+            data = encoder.dumps(result)
+        except Exception as err:  # a result that cannot be pickled
+            data = encoder.dumps(ChildRaised(index, [], f"{type(err).__name__}: {err}"))
         conn.send_bytes(data)

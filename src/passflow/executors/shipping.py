@@ -21,7 +21,7 @@ fails with an error at its location, every other child completes.
 
 from __future__ import annotations
 
-import hashlib
+import functools
 import io
 import pickle
 import threading
@@ -30,39 +30,37 @@ import weakref
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Executor, Future
 from concurrent.futures import wait as wait_futures
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from dataclasses import dataclass, field
+from typing import Any, cast
 
 from xdsl.ir import Block, Region
 
 from passflow import ir
 from passflow.analysis import AnalysisManager
-from passflow.diagnostics import Diagnostic, DiagnosticEngine
-from passflow.execution import (
-    ChildExecutor,
-    ChildWork,
+from passflow.diagnostics import DiagnosticEngine
+from passflow.execution import ChildExecutor, ChildWork
+from passflow.executors.child_run import (
+    ChildOutcomes,
+    ChildRaised,
+    ChildResult,
     ExecutorProfile,
     PipelineStatistics,
-    StatisticDeltas,
-    begin_child_capture,
-    child_error,
     default_jobs,
-    end_child_capture,
-    in_process_only,
-    passes_in_order,
-    replay_diagnostics,
+    run_child,
 )
 from passflow.executors.transfer import (
     ChangeDetector,
     Decoder,
+    EncodedOp,
     Encoder,
     TransferError,
 )
 from passflow.ir import Context, Operation
+from passflow.manager import OpPassManager
+from passflow.pass_base import Pass, PassPipeline, pipeline_identity
 from passflow.remarks import RemarkCategories, RemarkEngine
-
-if TYPE_CHECKING:
-    from passflow.manager import OpPassManager, OpToOpPassAdaptor
+from passflow.runner import RunState, run_pipeline
+from passflow.xdsl_passes import XDSLPass, adapter_for
 
 __all__ = ["ShippingExecutor"]
 
@@ -98,25 +96,25 @@ class ShippingExecutor(ChildExecutor):
         self.min_children = min_children
         self.context_factory = context_factory
         self.profile = ExecutorProfile()
-        self._pipelines: weakref.WeakKeyDictionary[
-            OpToOpPassAdaptor, tuple[object, bytes]
-        ] = weakref.WeakKeyDictionary()
+        self._pipelines: weakref.WeakKeyDictionary[Pass, tuple[object, bytes]] = (
+            weakref.WeakKeyDictionary()
+        )
 
     def run(self, work: ChildWork) -> bool:
-        if len(work.items) < max(2, self.min_children) or in_process_only(work):
+        if len(work.items) < max(2, self.min_children) or work.in_process_only:
             return work.run_serially()
         return _ShippedRun(self, work).run()
 
-    def pipeline_bytes(self, adaptor: OpToOpPassAdaptor) -> bytes:
-        """The adaptor's pipelines, cloned and pickled (cached while unchanged)."""
-        key = (tuple(id(p) for p in passes_in_order(adaptor.managers)), str(adaptor))
-        found = self._pipelines.get(adaptor)
+    def pipeline_bytes(self, work: ChildWork) -> bytes:
+        """The work's pipelines, cloned and pickled (cached while unchanged)."""
+        key = pipeline_identity(work.pipelines)
+        found = self._pipelines.get(work.adaptor)
         if found is not None and found[0] == key:
             return found[1]
         stream = io.BytesIO()
-        _PipelinePickler(stream).dump([pm.clone() for pm in adaptor.managers])
+        _PipelinePickler(stream).dump([pm.clone() for pm in work.pipelines])
         data = stream.getvalue()
-        self._pipelines[adaptor] = (key, data)
+        self._pipelines[work.adaptor] = (key, data)
         return data
 
 
@@ -127,8 +125,6 @@ class _PipelinePickler(pickle.Pickler):
         super().__init__(stream, pickle.HIGHEST_PROTOCOL)
 
     def reducer_override(self, obj: Any) -> Any:
-        from passflow.xdsl_passes import XDSLPass, adapter_for
-
         if (
             isinstance(obj, type)
             and issubclass(obj, XDSLPass)
@@ -144,31 +140,49 @@ class _Chunk:
     shared: list[object]  # the parent's objects, at the indices the task uses
 
 
+@dataclass(frozen=True, slots=True)
+class _ShippedChild:
+    """A child in a task: its position in the work, the index of its pipeline,
+    the region of the parent it sits in, and the child itself, encoded."""
+
+    position: int
+    pipeline: int
+    region: int
+    op: EncodedOp
+
+
+@dataclass(frozen=True, slots=True)
+class _Task:
+    """What one task carries besides the pipeline: the children, inside a shell
+    of their parent (name, header, region count), and how to run them."""
+
+    parent_name: str
+    parent_header: tuple[object, ...]
+    region_count: int
+    children: list[_ShippedChild]
+    verify: bool
+    remark_categories: RemarkCategories | None
+
+
 class _ShippedRun:
     """One adaptor run on a futures executor (the parent's side)."""
 
     def __init__(self, executor: ShippingExecutor, work: ChildWork) -> None:
         self.executor = executor
         self.work = work
-        count = len(work.items)
-        self.ok = [False] * count
-        self.diagnostics: list[list[Diagnostic] | None] = [None] * count
-        # Each child's statistic effects, applied to the originals in child order.
-        self.statistics = PipelineStatistics(work.adaptor.managers)
-        self.effects: list[StatisticDeltas | None] = [None] * count
+        self.outcomes = ChildOutcomes(work)
         self.futures: dict[Future[bytes], _Chunk] = {}
-        self.profile = ExecutorProfile(runs=1, children=count)
+        self.profile = ExecutorProfile(runs=1, children=len(work.items))
         context = work.state.context
         self.spec = (executor.context_factory, bool(context.allow_unregistered))
-        self.pipeline = executor.pipeline_bytes(work.adaptor)
+        self.pipeline = executor.pipeline_bytes(work)
         op = work.op
         self.region_of = {region: i for i, region in enumerate(op.regions)}
 
     def run(self) -> bool:
         start = time.perf_counter()
         waited = 0.0
-        work = self.work
-        positions = list(range(len(work.items)))
+        positions = list(range(len(self.work.items)))
         count = max(
             1, min(len(positions), self.executor.jobs * self.executor.chunks_per_job)
         )
@@ -177,27 +191,24 @@ class _ShippedRun:
         for first in range(0, len(positions), size):
             local.extend(self._submit(positions[first : first + size]))
         for position in local:  # children that cannot travel run here, in order
-            self._run_here(position)
+            self.outcomes.run_here(position)
         while self.futures:
             before = time.perf_counter()
             done, _ = wait_futures(list(self.futures), return_when=FIRST_COMPLETED)
             waited += time.perf_counter() - before
             for future in done:
                 self._collect(future, self.futures.pop(future))
-        self.statistics.apply(self.effects)
-        replay_diagnostics(work.state, self.diagnostics)
+        ok = self.outcomes.finish()
         self.profile.wall = time.perf_counter() - start
         self.profile.parent_busy = self.profile.wall - waited
         self.executor.profile.add(self.profile)
-        return all(self.ok)
+        return ok
 
     def _submit(self, positions: list[int]) -> list[int]:
         """Send `positions` as one task; return those that cannot be encoded."""
         work = self.work
         encoder = Encoder([], grow_shared=True)
-        shell = (work.op.name, encoder.header(work.op), len(work.op.regions))
-        children: list[tuple[int, int, int, object]] = []
-        sent: list[int] = []
+        children: list[_ShippedChild] = []
         unsendable: list[int] = []
         for position in positions:
             index, child = work.items[position]
@@ -208,29 +219,28 @@ class _ShippedRun:
             except TransferError:  # uses values from outside: never scheduled anyway
                 unsendable.append(position)
                 continue
-            children.append((position, index, region_index, encoded))
-            sent.append(position)
-        if sent:
+            children.append(_ShippedChild(position, index, region_index, encoded))
+        if children:
             remarks = work.state.remarks  # workers build the remarks it enables
-            categories = None if remarks is None else remarks.categories
-            payload = encoder.dumps((shell, children, work.state.verify, categories))
+            task = _Task(
+                work.op.name,
+                encoder.header(work.op),
+                len(work.op.regions),
+                children,
+                work.state.verify,
+                None if remarks is None else remarks.categories,
+            )
             future = self.executor.executor.submit(
                 _run_chunk,
                 self.pipeline,
                 self.spec,
                 pickle.dumps(encoder.shared, pickle.HIGHEST_PROTOCOL),
-                payload,
+                encoder.dumps(task),
             )
-            self.futures[future] = _Chunk(sent, encoder.shared)
+            self.futures[future] = _Chunk(
+                [child.position for child in children], encoder.shared
+            )
         return unsendable
-
-    def _run_here(self, position: int) -> None:
-        child = self.work.items[position][1]
-        (
-            self.ok[position],
-            self.diagnostics[position],
-            self.effects[position],
-        ) = self.work.run_captured(position, self.work.am.nest(child), self.statistics)
 
     def _collect(self, future: Future[bytes], chunk: _Chunk) -> None:
         work = self.work
@@ -239,43 +249,60 @@ class _ShippedRun:
             if len(chunk.positions) > 1:  # find the child that broke it
                 for position in chunk.positions:
                     for left in self._submit([position]):
-                        self._run_here(left)
+                        self.outcomes.run_here(left)
                 return
             position = chunk.positions[0]
-            child = work.items[position][1]
-            self.diagnostics[position] = [
-                child_error(
-                    child,
-                    f"worker failed while running '{work.pipeline_text(position)}' "
-                    f"on this op: {type(error).__name__}: {error}",
-                )
-            ]
+            self.outcomes.fail(
+                position,
+                [],
+                f"worker failed while running '{work.pipeline_text(position)}' "
+                f"on this op: {type(error).__name__}: {error}",
+            )
             return
         decoder = Decoder(work.state.context, chunk.shared)
-        results = cast(list[tuple[object, ...]], decoder.loads(future.result()))
-        for position, ok, diagnostics, deltas, payload, seconds in results:
-            position = cast(int, position)
-            self.profile.worker_busy += cast(float, seconds)
-            self.diagnostics[position] = cast(list[Diagnostic], diagnostics)
-            self.ok[position] = bool(ok)
-            self.effects[position] = cast(StatisticDeltas, deltas)
-            if payload is not None:
-                header, regions = cast(
-                    tuple[tuple[object, ...], tuple[object, ...]], payload
-                )
-                decoder.splice(work.items[position][1], header, regions)
-                self.profile.shipped += 1
+        answer = decoder.loads(future.result())
+        if not isinstance(answer, _Answer):
+            raise TransferError(f"a worker answered {type(answer).__name__}")
+        for result in answer.results:
+            if isinstance(result, ChildResult):
+                self.profile.worker_busy += result.seconds
+                if result.rewritten is not None:
+                    header, regions = result.rewritten
+                    decoder.splice(work.items[result.position][1], header, regions)
+                    self.profile.shipped += 1
+            self.outcomes.record(result)
 
 
 # --- the worker's side --------------------------------------------------------
 
+
+@dataclass(frozen=True, slots=True)
+class _Answer:
+    """What a task sends back: one outcome per child, in the task's order."""
+
+    results: list[ChildResult | ChildRaised]
+
+
+@dataclass
+class _WorkerCaches:
+    """A worker thread's contexts and unpickled pipelines, kept across tasks."""
+
+    contexts: dict[object, Context] = field(default_factory=lambda: {})
+    pipelines: dict[bytes, list[PassPipeline]] = field(default_factory=lambda: {})
+
+
 _worker_state = threading.local()
 
 
+def _worker_caches() -> _WorkerCaches:
+    caches = getattr(_worker_state, "caches", None)
+    if not isinstance(caches, _WorkerCaches):
+        caches = _worker_state.caches = _WorkerCaches()
+    return caches
+
+
 def _worker_context(spec: tuple[ContextFactory | None, bool]) -> Context:
-    cache = cast(
-        dict[object, Context], _worker_state.__dict__.setdefault("contexts", {})
-    )
+    cache = _worker_caches().contexts
     found = cache.get(spec)
     if found is None:
         factory, allow_unregistered = spec
@@ -289,18 +316,19 @@ def _worker_context(spec: tuple[ContextFactory | None, bool]) -> Context:
     return found
 
 
-def _worker_pipeline(data: bytes) -> list[OpPassManager]:
+def _worker_pipeline(data: bytes) -> list[PassPipeline]:
     """This worker thread's copy of a pipeline, unpickled once and reused."""
-    cache = cast(
-        dict[bytes, list["OpPassManager"]],
-        _worker_state.__dict__.setdefault("pipelines", {}),
-    )
-    key = hashlib.sha256(data).digest()
-    found = cache.get(key)
+    cache = _worker_caches().pipelines
+    found = cache.get(data)
     if found is None:
         if len(cache) >= 8:
             cache.clear()
-        found = cache[key] = cast(list["OpPassManager"], pickle.loads(data))
+        loaded: object = pickle.loads(data)
+        if not isinstance(loaded, list):
+            raise TransferError(f"a pipeline arrived as {type(loaded).__name__}")
+        found = cache[data] = [
+            pm for pm in cast(list[object], loaded) if isinstance(pm, OpPassManager)
+        ]
     return found
 
 
@@ -311,64 +339,50 @@ def _run_chunk(
     payload: bytes,
 ) -> bytes:
     """A task: decode the children, run their pipelines, encode what changed."""
-    from passflow.runner import RunState, run_pipeline
-
     context = _worker_context(spec)
-    managers = _worker_pipeline(pipeline)
+    pipelines = _worker_pipeline(pipeline)
     shared = cast(list[object], pickle.loads(shared_data))
     decoder = Decoder(context, shared)
-    shell_spec, children, verify, categories = cast(
-        tuple[
-            tuple[str, tuple[object, ...], int],
-            list[tuple[int, int, int, object]],
-            bool,
-            RemarkCategories | None,
-        ],
-        decoder.loads(payload),
-    )
-    name, header, region_count = shell_spec
-    shell_class = context.get_optional_op(name)
+    task = decoder.loads(payload)
+    if not isinstance(task, _Task):
+        raise TransferError(f"a task carried {type(task).__name__}")
+    shell_class = context.get_optional_op(task.parent_name)
     if shell_class is None:
-        raise TransferError(f"operation '{name}' is not known to the worker's context")
-    shell = shell_class.create(regions=[Region(Block()) for _ in range(region_count)])
-    decoder.header_into(shell, header)
-    placed: list[tuple[int, int, Operation]] = []
-    for position, index, region, encoded in children:
-        child = decoder.op(cast(tuple[object, ...], encoded))
-        block = shell.regions[region].first_block
+        raise TransferError(
+            f"operation '{task.parent_name}' is not known to the worker's context"
+        )
+    shell = shell_class.create(
+        regions=[Region(Block()) for _ in range(task.region_count)]
+    )
+    decoder.header_into(shell, task.parent_header)
+    placed: list[tuple[_ShippedChild, Operation]] = []
+    for shipped in task.children:
+        child = decoder.op(shipped.op)
+        block = shell.regions[shipped.region].first_block
         assert block is not None
         block.add_op(child)
-        placed.append((position, index, child))
-    state = RunState(context, DiagnosticEngine(), None, verify)
-    if categories is not None:  # remarks come back with the diagnostics
-        state.remarks = RemarkEngine(categories)
+        placed.append((shipped, child))
+    state = RunState(context, DiagnosticEngine(), None, task.verify)
+    if task.remark_categories is not None:  # remarks come back with the diagnostics
+        state.remarks = RemarkEngine(task.remark_categories)
     root = AnalysisManager.for_root(shell)
     encoder = Encoder(shared)
     changes = ChangeDetector()
-    statistics = PipelineStatistics(managers)
-    results: list[tuple[object, ...]] = []
-    for position, index, child in placed:
-        start = time.perf_counter()
-        statistics.arm()  # counts of an earlier task that failed are dropped here
-        token = begin_child_capture(state)
-        try:
-            before = changes.before(child)
-            ok = run_pipeline(managers[index], child, root.nest(child), state, None)
-        finally:
-            diagnostics = end_child_capture(state, token)
-        payload_out = (
-            (encoder.header(child), encoder.regions(child))
-            if changes.changed(child, before)
-            else None
-        )
+    statistics = PipelineStatistics(pipelines)
+    results: list[ChildResult | ChildRaised] = []
+    for shipped, child in placed:
+        chosen = pipelines[shipped.pipeline]
         results.append(
-            (
-                position,
-                ok,
-                diagnostics,
-                statistics.take(),
-                payload_out,
-                time.perf_counter() - start,
+            run_child(
+                shipped.position,
+                child,
+                functools.partial(
+                    run_pipeline, chosen, child, root.nest(child), state, None
+                ),
+                state,
+                statistics,
+                encoder=encoder,
+                changes=changes,
             )
         )
-    return encoder.dumps(results)
+    return encoder.dumps(_Answer(results))

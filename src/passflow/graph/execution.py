@@ -128,17 +128,19 @@ class PipelineSchedulePass(OperationPass):
         anchor = self.schedule.anchor
         return anchor == "any" or name.name == anchor
 
-    def nested_pipelines(self) -> list[tuple[str, OpPassManager]]:
-        """Every stage's pass manager with its qualified name, in schedule order.
-
-        These are the pipelines this pass runs dynamically; reports that walk a
-        pass-manager tree (statistics) find the stages' passes through it.
-        """
+    def stages(self) -> list[tuple[str, OpPassManager]]:
+        """Every stage's pass manager with its qualified name, in schedule order."""
         return list(self.schedule.pass_managers())
+
+    def nested_pipelines(self) -> list[OpPassManager]:
+        """The stages' pass managers, in schedule order: the pipelines this pass
+        runs dynamically, which walks of the pass tree (statistics, clones)
+        descend into."""
+        return [pm for _, pm in self.schedule.pass_managers()]
 
     def get_dependent_dialects(self) -> list[str]:
         """Every stage's dialects, loaded before the run as for nested pipelines."""
-        return [d for _, pm in self.nested_pipelines() for d in pm.dependent_dialects()]
+        return [d for pm in self.nested_pipelines() for d in pm.dependent_dialects()]
 
     def clone(self) -> PipelineSchedulePass:
         return PipelineSchedulePass(self.schedule.clone(), self._argument)

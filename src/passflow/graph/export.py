@@ -12,7 +12,8 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Literal
 
 from passflow.graph.execution import PipelineSchedulePass
-from passflow.manager import OpPassManager, OpToOpPassAdaptor
+from passflow.manager import OpPassManager
+from passflow.pass_base import walk_passes
 
 if TYPE_CHECKING:
     from passflow.graph.schedule import PipelineSchedule
@@ -31,15 +32,13 @@ _JUMP_STYLE = 'style=dashed, color=blue, fontcolor=blue, constraint=false, label
 
 
 def find_schedules(pm: OpPassManager) -> list[PipelineSchedule]:
-    """The schedules run by `pm`, nested pipelines included, in pipeline order."""
-    found: list[PipelineSchedule] = []
-    for pass_ in pm.passes:
-        if isinstance(pass_, PipelineSchedulePass):
-            found.append(pass_.schedule)
-        elif isinstance(pass_, OpToOpPassAdaptor):
-            for nested in pass_.managers:
-                found.extend(find_schedules(nested))
-    return found
+    """The schedules run by `pm`, nested pipelines (and stages) included, in
+    pipeline order."""
+    return [
+        pass_.schedule
+        for pass_ in walk_passes([pm])
+        if isinstance(pass_, PipelineSchedulePass)
+    ]
 
 
 def dump_pipeline_graphs(pm: OpPassManager, fmt: ExportFormat) -> str:

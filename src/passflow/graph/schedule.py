@@ -18,7 +18,8 @@ from passflow.diagnostics import PassPipelineError
 from passflow.graph import export
 from passflow.graph.errors import PipelineGraphError
 from passflow.graph.execution import PipelineSchedulePass, ScheduleTrace
-from passflow.manager import OpPassManager, PassManager
+from passflow.manager import OpPassManager
+from passflow.pass_manager import PassManager
 
 __all__ = [
     "DEFAULT_MAX_JUMPS_PER_EDGE",

@@ -26,7 +26,6 @@ from typing import TextIO
 from passflow import ir
 from passflow.instrumentation import PassInstrumentation, PipelineParentInfo
 from passflow.ir import Operation
-from passflow.manager import OpToOpPassAdaptor
 from passflow.output_file import write_output
 from passflow.pass_base import Pass
 
@@ -126,8 +125,8 @@ class ChromeTrace(PassInstrumentation):
             args["symbol"] = f"@{symbol}"
         if stack and stack[-1].category == "pipeline" and "op" not in stack[-1].args:
             stack[-1].args.update(args)
-        if isinstance(pass_, OpToOpPassAdaptor):
-            name, category = pass_.adaptor_name, "adaptor"
+        if pass_.is_adaptor:
+            name, category = pass_.display_name, "adaptor"
         else:
             name, category = pass_.name, "pass"
             args["argument"] = pass_.argument

@@ -31,7 +31,6 @@ from typing import TextIO
 from passflow import ir
 from passflow.instrumentation import PassInstrumentation
 from passflow.ir import Operation
-from passflow.manager import OpToOpPassAdaptor
 from passflow.output_file import OutputFileError, write_output
 from passflow.pass_base import Pass
 
@@ -121,7 +120,7 @@ class IRPrinterInstrumentation(PassInstrumentation):
         return config.after_all or config.after_failure or pass_.argument in self._after
 
     def run_before_pass(self, pass_: Pass, op: Operation) -> None:
-        if isinstance(pass_, OpToOpPassAdaptor):
+        if pass_.is_adaptor:
             return
         config = self.config
         if (
@@ -135,11 +134,7 @@ class IRPrinterInstrumentation(PassInstrumentation):
 
     def run_after_pass(self, pass_: Pass, op: Operation) -> None:
         config = self.config
-        if (
-            config.after_failure
-            or isinstance(pass_, OpToOpPassAdaptor)
-            or not self._prints_after(pass_)
-        ):
+        if config.after_failure or pass_.is_adaptor or not self._prints_after(pass_):
             return
         if config.after_change:
             before = self._fingerprints.pop(pass_, None)
@@ -148,7 +143,7 @@ class IRPrinterInstrumentation(PassInstrumentation):
         self._dump("After", pass_, op)
 
     def run_after_pass_failed(self, pass_: Pass, op: Operation) -> None:
-        if isinstance(pass_, OpToOpPassAdaptor):
+        if pass_.is_adaptor:
             return
         self._fingerprints.pop(pass_, None)
         if self._prints_after(pass_):

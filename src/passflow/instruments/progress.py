@@ -11,23 +11,14 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, TextIO
 
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-)
-
 from passflow import ir
 from passflow.instrumentation import PassInstrumentation
 from passflow.ir import Operation
+from passflow.manager import OpToOpPassAdaptor
 from passflow.pass_base import Pass
 
 if TYPE_CHECKING:
-    from passflow.manager import OpToOpPassAdaptor
+    from rich.progress import Progress, TaskID
 
 __all__ = ["ProgressBar"]
 
@@ -40,9 +31,19 @@ class ProgressBar(PassInstrumentation):
     """
 
     def __init__(self, stream: TextIO | None = None, *, force: bool = False) -> None:
+        # rich costs 54 modules and about 4 MB at start-up; only a bar needs it.
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+
         out = stream if stream is not None else sys.stderr
         self.enabled = force or out.isatty()
-        self._progress = Progress(
+        self._progress: Progress = Progress(
             TextColumn("{task.description}"),
             BarColumn(),
             MofNCompleteColumn(),
@@ -63,13 +64,14 @@ class ProgressBar(PassInstrumentation):
             self._task = self._progress.add_task("starting", total=0)
 
     def stop(self) -> None:
+        """Stop drawing; the next `start` draws a new bar, not beside this one."""
         if self.enabled:
             self._progress.stop()
+            if self._task is not None:
+                self._progress.remove_task(self._task)
         self._task = None
 
     def run_before_pass(self, pass_: Pass, op: Operation) -> None:
-        from passflow.manager import OpToOpPassAdaptor
-
         if self._task is None:
             return
         if isinstance(pass_, OpToOpPassAdaptor):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TextIO
+from typing import TextIO
 
 from passflow import ir
 from passflow.diagnostics import (
@@ -23,10 +23,7 @@ from passflow.diagnostics import (
 from passflow.instrumentation import PassInstrumentation
 from passflow.ir import Operation
 from passflow.output_file import OutputFileError, write_output
-
-if TYPE_CHECKING:
-    from passflow.manager import OpPassManager
-    from passflow.pass_base import Pass
+from passflow.pass_base import Pass, PassPipeline
 
 __all__ = [
     "CrashReproducer",
@@ -170,7 +167,7 @@ class CrashReproducer(PassInstrumentation):
     def begin_run(
         self,
         top: Operation,
-        pm: OpPassManager,
+        pm: PassPipeline,
         emit: Callable[[Diagnostic], None],
         *,
         disable_threading: bool,
@@ -187,6 +184,8 @@ class CrashReproducer(PassInstrumentation):
         self._global = None
         self._crashes.clear()
         if not self.local:
+            # MLIR's PassCrashRecovery: the op's name, then the top-level
+            # passes joined by ", " (not `str(pm)`, whose anchor may be `any`).
             pipeline = ", ".join(str(p) for p in pm.passes)
             self._global = _Context(
                 ir.print_op(top), f"{ir.operation_name(top).name}({pipeline})"
@@ -212,7 +211,7 @@ class CrashReproducer(PassInstrumentation):
     # --- hooks ------------------------------------------------------------------
 
     def run_before_pass(self, pass_: Pass, op: Operation) -> None:
-        if _is_adaptor(pass_):
+        if pass_.is_adaptor:
             return
         self._running[(id(pass_), id(op))] = (pass_, op)
         if self.local and self._top is not None:
@@ -221,14 +220,14 @@ class CrashReproducer(PassInstrumentation):
             )
 
     def run_after_pass(self, pass_: Pass, op: Operation) -> None:
-        if _is_adaptor(pass_):
+        if pass_.is_adaptor:
             return
         self._running.pop((id(pass_), id(op)), None)
         if self.local and self._stack:
             self._stack.pop()
 
     def run_after_pass_failed(self, pass_: Pass, op: Operation) -> None:
-        if _is_adaptor(pass_) or self._done:
+        if pass_.is_adaptor or self._done:
             return
         # MLIR: a failure is reported on the failing op (its instrumentation's
         # runAfterPassFailed); a crash on the op the run started on.
@@ -302,9 +301,3 @@ This reproducer was written because the run was interrupted (Ctrl-C), not
 because a pass failed: it was executing {executing}.
 Replaying it runs the whole pipeline on the input the run started with; that
 need not fail (exit status 0 if every pass succeeds)."""
-
-
-def _is_adaptor(pass_: Pass) -> bool:
-    from passflow.manager import OpToOpPassAdaptor
-
-    return isinstance(pass_, OpToOpPassAdaptor)

@@ -64,7 +64,6 @@ from typing import Literal, TextIO
 
 from passflow.instrumentation import PassInstrumentation, PipelineParentInfo
 from passflow.ir import Operation
-from passflow.manager import OpToOpPassAdaptor
 from passflow.pass_base import Pass
 
 __all__ = [
@@ -483,8 +482,10 @@ class PassTiming(PassInstrumentation):
         children = parent.children_for(tid)
         timer = children.get(key)
         if timer is None:
-            if isinstance(pass_, OpToOpPassAdaptor):
-                timer = _Timer(pass_.adaptor_name, tid, len(pass_.managers) <= 1)
+            if pass_.is_adaptor:
+                timer = _Timer(
+                    pass_.display_name, tid, len(pass_.nested_pipelines()) <= 1
+                )
             else:
                 timer = _Timer(pass_.name, tid)
             children[key] = timer

@@ -34,8 +34,8 @@ from passflow.actions import (
 )
 from passflow.instruments.action_logging import ActionLogger
 from passflow.instruments.action_profiler import ActionProfiler
-from passflow.manager import PassManager
 from passflow.output_file import OutputFileError, open_output
+from passflow.pass_manager import PassManager
 from passflow.tools.command_line import FlagParser
 
 __all__ = ["action_session", "add_action_flags"]

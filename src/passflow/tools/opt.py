@@ -31,9 +31,9 @@ from passflow.diagnostics import (
     PipelineParseError,
     Severity,
 )
-from passflow.execution import (
+from passflow.execution import ChildExecutor
+from passflow.executors import (
     EXECUTOR_KINDS,
-    ChildExecutor,
     SerialExecutor,
     default_executor_kind,
     make_executor,
@@ -49,8 +49,9 @@ from passflow.instruments.reproducer import (
     write_reproducer,
 )
 from passflow.instruments.timing import TimingManager, TimingScope
-from passflow.manager import Nesting, OpPassManager, PassManager
+from passflow.manager import Nesting, OpPassManager
 from passflow.output_file import OutputFileError, write_output
+from passflow.pass_manager import PassManager
 from passflow.source_diagnostics import (
     DiagnosticVerifier,
     SourceDiagnosticPrinter,

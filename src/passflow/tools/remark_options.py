@@ -26,7 +26,7 @@ from passflow.diagnostics import (
     PassPipelineError,
     Severity,
 )
-from passflow.manager import PassManager
+from passflow.pass_manager import PassManager
 from passflow.remarks import RemarkCategories, RemarkEngine, YamlRemarkStreamer
 from passflow.tools.command_line import CommandLineError, FlagParser
 

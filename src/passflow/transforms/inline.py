@@ -25,9 +25,9 @@ from xdsl.traits import IsTerminator, SingleBlockImplicitTerminator
 from passflow.diagnostics import PassflowError
 from passflow.ir import direct_children, is_isolated_from_above
 from passflow.manager import Nesting, OpPassManager
-from passflow.options import PIPELINE, UNSIGNED, ListOption, Option
+from passflow.options import UNSIGNED, ListOption, Option
 from passflow.pass_base import OperationPass
-from passflow.pipeline_text import parse_pass_pipeline_into
+from passflow.pipeline_text import PIPELINE, parse_pass_pipeline_into
 from passflow.registry import register_pass
 from passflow.transforms._symbols import (
     can_discard_on_use_empty,
@@ -118,7 +118,7 @@ class Inliner(OperationPass):
             self.signal_pass_failure()
 
     def _explicit_pipelines(self) -> list[OpPassManager]:
-        return [pm for pm in self.op_pipelines if isinstance(pm, OpPassManager)]
+        return list(self.op_pipelines)
 
     def pipeline_for(self, op_name: str) -> OpPassManager | None:
         """The simplification pipeline for callables called `op_name`, if any: the

@@ -1,0 +1,303 @@
+"""The top-level pass manager: the pipeline, and everything around one run.
+
+`PassManager` is an `OpPassManager` that owns the context (dialects load into
+it before the run), the instrumentations and the instruments it can enable
+(IR printing, timing, statistics, crash reproducers, progress), the diagnostic
+handlers, the verifier flag and the executor that runs nested pipelines on
+children. `run(op)` finalizes and initializes the pipeline, runs it through
+`passflow.runner`, and raises `PassPipelineError` with every diagnostic when
+anything failed.
+"""
+
+from __future__ import annotations
+
+import sys
+from concurrent.futures import Executor
+from typing import TextIO
+
+from passflow import ir
+from passflow.actions import ActionHandler
+from passflow.analysis import AnalysisManager
+from passflow.diagnostics import (
+    Diagnostic,
+    DiagnosticEngine,
+    DiagnosticHandler,
+    PassflowError,
+    PassPipelineError,
+    Severity,
+)
+from passflow.execution import ChildExecutor
+from passflow.executors import as_child_executor, threading_disabled
+from passflow.instrumentation import PassInstrumentation, PassInstrumentor
+from passflow.instruments.ir_printing import (
+    MODULE_SCOPE_THREADING_ERROR,
+    IRPrinterConfig,
+    IRPrinterInstrumentation,
+)
+from passflow.instruments.progress import ProgressBar
+from passflow.instruments.reproducer import CrashReproducer, StreamFactory
+from passflow.instruments.timing import (
+    PassTiming,
+    TimingDisplay,
+    TimingFormat,
+    TimingManager,
+)
+from passflow.ir import Context, Operation
+from passflow.manager import Nesting, OpPassManager
+from passflow.pass_base import pipeline_identity
+from passflow.remarks import RemarkEngine
+from passflow.runner import RunState, run_pipeline
+from passflow.statistics_report import StatisticsDisplay, statistics_report
+
+__all__ = ["PassManager"]
+
+
+class PassManager(OpPassManager):
+    """The top-level pass manager: `pm.run(op)` runs the pipeline on `op`.
+
+    It owns the context (dialects load into it before the run), the
+    instrumentations, the diagnostic handlers, the verifier flag and the executor
+    that runs nested pipelines on children (None: serially on the calling thread).
+    """
+
+    def __init__(
+        self,
+        anchor: str = "builtin.module",
+        context: Context | None = None,
+        *,
+        nesting: Nesting = Nesting.EXPLICIT,
+        executor: ChildExecutor | Executor | None = None,
+    ) -> None:
+        super().__init__(anchor, nesting)
+        self.context = context if context is not None else ir.default_context()
+        self.executor = as_child_executor(executor)
+        self.instrumentor = PassInstrumentor()
+        self.diagnostics = DiagnosticEngine()
+        self.verify_each = True
+        self._init_key: object = None
+        self._init_generation = 0
+        self._reproducer: CrashReproducer | None = None
+        self._progress: ProgressBar | None = None
+        self._timing: TimingManager | None = None
+        self._timing_stream: TextIO | None = None
+        self._statistics: StatisticsDisplay | None = None
+        self._statistics_stream: TextIO | None = None
+        self.action_handler: ActionHandler | None = None
+        self.emit_pass_error_on_failure = False
+        self.remarks: RemarkEngine | None = None
+
+    def enable_ir_printing(self, config: IRPrinterConfig | None = None) -> None:
+        """Print the IR around passes (mlir-opt's `--mlir-print-ir-*` flags); by
+        default before and after every pass, to stderr.
+
+        Module scope prints the whole top-level op, which worker threads may be
+        rewriting meanwhile, so it needs threading off. A config with no filter
+        adds nothing, as in mlir-opt. Enable printing before timing, so that the
+        printing is not counted in the passes' times.
+        """
+        if config is None:
+            config = IRPrinterConfig(before_all=True, after_all=True)
+        if config.module_scope and not self.threading_disabled:
+            raise PassflowError(MODULE_SCOPE_THREADING_ERROR)
+        if config.enabled:
+            self.add_instrumentation(IRPrinterInstrumentation(config))
+
+    def enable_timing(
+        self,
+        manager: TimingManager | None = None,
+        *,
+        display: TimingDisplay = "tree",
+        output_format: TimingFormat = "text",
+        stream: TextIO | None = None,
+    ) -> TimingManager:
+        """Time every pass, nested pipeline and analysis (`--mlir-timing`).
+
+        Without `manager`, this pass manager owns one and prints its report to
+        `stream` (stderr) at the end of every `run`, failed or not. A shared
+        `manager` is the caller's to report (passflow-opt prints one report for
+        all input chunks, with its own `Parser` and `Output` timers). Enable
+        timing last, so that other instrumentations' work is not timed.
+        """
+        if manager is None:
+            manager = self._timing = TimingManager(display, output_format)
+            self._timing_stream = stream
+        self.add_instrumentation(PassTiming(manager))
+        return manager
+
+    def enable_statistics(
+        self, display: StatisticsDisplay = "pipeline", stream: TextIO | None = None
+    ) -> None:
+        """Print the pass statistics report to `stream` (stderr) after every `run`,
+        failed or not (`--mlir-pass-statistics`)."""
+        if display not in ("pipeline", "list"):
+            raise ValueError(f"unknown statistics display '{display}'")
+        self._statistics = display
+        self._statistics_stream = stream
+
+    def _print_reports(self) -> None:
+        """Statistics, then the owned timing report (MLIR's order)."""
+        if self._statistics is not None:
+            out = self._statistics_stream or sys.stderr
+            out.write(statistics_report(self, self._statistics))
+            out.flush()
+        if self._timing is not None:
+            self._timing.print_report(self._timing_stream)
+
+    def enable_progress(
+        self, stream: TextIO | None = None, *, force: bool = False
+    ) -> ProgressBar:
+        """Show a live progress bar on `stream` (stderr) when it is a terminal
+        (or always, with `force`)."""
+        self._progress = ProgressBar(stream, force=force)
+        self.instrumentor.add(self._progress)
+        return self._progress
+
+    @property
+    def threading_disabled(self) -> bool:
+        """True when nested pipelines run serially on the calling thread (no
+        executor, a serial one, or one job)."""
+        return threading_disabled(self.executor)
+
+    def enable_crash_reproducer(
+        self, target: str | StreamFactory, *, local: bool = False
+    ) -> None:
+        """Write a reproducer to `target` (a path, or a function opening a stream)
+        when a pass fails or crashes.
+
+        Global mode replays the whole pipeline on the IR as it was when the run
+        started; `local=True` replays only the failing pass on the IR as it was
+        just before it (serial runs only, and a module print per pass).
+        """
+        if local and not self.threading_disabled:
+            raise PassflowError(
+                "Local crash reproduction can't be setup on a pass-manager without "
+                "disabling multi-threading first."
+            )
+        self._reproducer = CrashReproducer(target, local)
+        self.instrumentor.add(self._reproducer, first=True)
+
+    def close(self) -> None:
+        """Release the executor's workers (thread pools, Dask clusters it started)."""
+        if self.executor is not None:
+            self.executor.close()
+
+    def enable_verifier(self, enabled: bool = True) -> None:
+        """Verify the IR after each pass (default on); off trades safety for speed."""
+        self.verify_each = enabled
+
+    def register_action_handler(self, handler: ActionHandler | None) -> None:
+        """Execute every pass as a `pass-execution` action through `handler`
+        (None removes it): MLIR's `registerActionHandler`, here per pass manager.
+
+        A `DebugCounter` skips pass applications to bisect a miscompile; an
+        `ExecutionContext` with observers logs or profiles them
+        (`passflow.actions`). While a handler is installed, nested pipelines run
+        serially, in program order, so that actions are numbered the same way
+        every run.
+        """
+        self.action_handler = handler
+
+    def enable_emit_pass_error_on_failure(self, enabled: bool = True) -> None:
+        """Emit `failed to run pass '<Name>'` at the op when a pass fails
+        (`-emit-pass-error-on-failure`), so a long pipeline's failure names its
+        pass even when the pass's own diagnostic does not."""
+        self.emit_pass_error_on_failure = enabled
+
+    def enable_remarks(self, engine: RemarkEngine | None) -> None:
+        """Send the passes' optimization remarks (`Pass.remarks`) to `engine`
+        (None: remarks off). The engine prints through this pass manager's
+        diagnostic handlers unless it was given its own; finalizing it (the
+        `final` policy's report, its output file) is the caller's, after the
+        last run."""
+        if engine is not None and engine.diagnostics is None:
+            engine.diagnostics = self.diagnostics
+        self.remarks = engine
+
+    def add_instrumentation(self, instrumentation: PassInstrumentation) -> None:
+        self.instrumentor.add(instrumentation)
+
+    def add_diagnostic_handler(self, handler: DiagnosticHandler) -> None:
+        """Receive every diagnostic as it is emitted (replaces stderr printing)."""
+        self.diagnostics.handlers.append(handler)
+
+    def assign(self, other: OpPassManager) -> None:
+        """Replace anchor and passes with `other`'s (mlir-opt's `-pass-pipeline`)."""
+        self._anchor = other.anchor
+        self.nesting = other.nesting
+        self.recursive = other.recursive
+        self.clear()
+        self.extend(other.passes)
+
+    def run(self, op: Operation) -> None:
+        """Run the pipeline on `op`; raise `PassPipelineError` if anything failed."""
+        state = RunState(
+            self.context,
+            self.diagnostics,
+            self.instrumentor if self.instrumentor else None,
+            self.verify_each,
+            self.executor,
+            action_handler=self.action_handler,
+            emit_pass_errors=self.emit_pass_error_on_failure,
+            remarks=self.remarks,
+        )
+        name = ir.operation_name(op).name
+        if self.op_name is not None and name != self.op_name:
+            # As mlir-opt: refused before the run starts, so no report is printed.
+            state.emit(
+                Diagnostic(
+                    Severity.ERROR,
+                    f"can't run '{self._anchor}' pass manager on '{name}' op",
+                    ir.location(op),
+                )
+            )
+            raise PassPipelineError(state.collected)
+        progress = self._progress
+        if progress is not None:
+            progress.start(op)
+        if self._timing is not None:
+            self._timing.clear()  # the report's Total is this run
+        try:
+            ok = self._run(op, state)
+        finally:
+            if progress is not None:
+                progress.stop()
+            self._print_reports()
+        if not ok:
+            raise PassPipelineError(state.collected)
+
+    def _run(self, op: Operation, state: RunState) -> bool:
+        ir.load_dialects(self.context, self.dependent_dialects())
+        if not self.finalize(state):
+            return False
+        key = (
+            tuple(self.context.registered_dialect_names),
+            pipeline_identity([self]),
+        )
+        if key != self._init_key:
+            self._init_generation += 1
+            if not self.initialize(state, self._init_generation):
+                return False
+            self._init_key = key
+        state.generation = self._init_generation
+        am = AnalysisManager.for_root(op, state.instrumentor)
+        reproducer = self._reproducer
+        if reproducer is None:
+            return run_pipeline(self, op, am, state, None)
+        state.on_crash = reproducer.record_crash
+        reproducer.begin_run(
+            op,
+            self,
+            state.emit,
+            disable_threading=self.threading_disabled,
+            verify_each=self.verify_each,
+        )
+        ok = False
+        interrupted = False
+        try:
+            ok = run_pipeline(self, op, am, state, None)
+        except KeyboardInterrupt:
+            interrupted = True
+            raise
+        finally:
+            reproducer.end_run(failed=not ok, interrupted=interrupted)
+        return ok
