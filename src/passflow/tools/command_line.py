@@ -12,13 +12,15 @@ import argparse
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["CommandLineError", "FlagParser", "parse_bool"]
+from passflow.diagnostics import PassflowError
+
+__all__ = ["CommandLineError", "FlagParser", "check_choice", "dashes", "parse_bool"]
 
 TRUE_SPELLINGS = ("", "true", "TRUE", "True", "1")
 FALSE_SPELLINGS = ("false", "FALSE", "False", "0")
 
 
-class CommandLineError(Exception):
+class CommandLineError(PassflowError):
     """A command-line error, worded as llvm::cl words it."""
 
 
@@ -32,6 +34,14 @@ def parse_bool(flag: str, text: str) -> bool:
         f"for the --{flag} option: '{text}' is invalid value for boolean argument! "
         "Try 0 or 1"
     )
+
+
+def check_choice(flag: str, value: str, choices: Sequence[str]) -> None:
+    """A `cl::opt` enum value: anything but `choices` is llvm::cl's error."""
+    if value not in choices:
+        raise CommandLineError(
+            f"for the --{flag} option: Cannot find option named '{value}'!"
+        )
 
 
 def dashes(arg: str) -> str:
@@ -105,3 +115,14 @@ class FlagParser(argparse.ArgumentParser):
         for dest, setting in settings:
             setattr(args, dest, setting)
         return args, unknown
+
+    def parse_command_line(self, argv: Sequence[str]) -> argparse.Namespace:
+        """Parse a whole command line by llvm::cl's rules (`-flag` is `--flag`);
+        an unknown argument is llvm::cl's error (`CommandLineError`)."""
+        args, unknown = self.parse_flags([dashes(arg) for arg in argv])
+        if unknown:
+            raise CommandLineError(
+                f"Unknown command line argument '{unknown[0]}'.  "
+                f"Try: '{self.prog} --help'"
+            )
+        return args

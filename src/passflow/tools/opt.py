@@ -4,6 +4,13 @@ The flags, pipeline text, dumps and error messages are mlir-opt's, so a command
 line, a reproducer or a habit moves between the two tools. The input file is
 never modified and the output is written (atomically) only when every pass
 succeeded.
+
+The tool is thin: the pass-manager flags (verifier, crash reproducer, statistics,
+IR printing, executor, progress) are `passflow.tools.pass_manager_options`'s, a
+layer any tool can use; the action and remark flags live in `action_options`
+and `remark_options`. What stays here is mlir-opt's own: input and output,
+chunks, diagnostics verification, timing across chunks, and reproducer replay
+and generation.
 """
 
 from __future__ import annotations
@@ -32,17 +39,7 @@ from passflow.diagnostics import (
     Severity,
 )
 from passflow.execution import ChildExecutor
-from passflow.executors import (
-    EXECUTOR_KINDS,
-    SerialExecutor,
-    default_executor_kind,
-    make_executor,
-)
 from passflow.instruments.chrome_trace import ChromeTrace
-from passflow.instruments.ir_printing import (
-    MODULE_SCOPE_THREADING_TOOL_ERROR,
-    IRPrinterConfig,
-)
 from passflow.instruments.reproducer import (
     format_reproducer,
     read_reproducer,
@@ -58,7 +55,16 @@ from passflow.source_diagnostics import (
     VerifyLevel,
 )
 from passflow.tools.action_options import action_session, add_action_flags
-from passflow.tools.command_line import CommandLineError, FlagParser, dashes
+from passflow.tools.command_line import (
+    CommandLineError,
+    FlagParser,
+    check_choice,
+    dashes,
+)
+from passflow.tools.pass_manager_options import (
+    PassManagerOptions,
+    add_pass_manager_flags,
+)
 from passflow.tools.remark_options import add_remark_flags, remark_session
 from passflow.trust import UnsafePassError, untrusted
 
@@ -84,6 +90,8 @@ class Invocation:
 
     args: argparse.Namespace
     pass_flags: list[PassFlag] = field(default_factory=lambda: list[PassFlag]())
+    options: PassManagerOptions = field(default_factory=PassManagerOptions)
+    """The pass-manager flags, validated (`run` fills it in)."""
     executor: ChildExecutor | None = None
 
 
@@ -121,7 +129,6 @@ def build_parser() -> FlagParser:
         help="print the graph of every pipeline schedule in the pipeline to stderr, "
         "as Graphviz DOT or JSON (dot, json)",
     )
-    flag("--verify-each", help="verify the IR after each pass", default=True)
     flag(
         "--allow-unregistered-dialect",
         help="allow operations of unknown dialects",
@@ -160,19 +167,6 @@ def build_parser() -> FlagParser:
         help="do not wrap the input in an implicit builtin.module",
     )
     flag(
-        "--mlir-disable-threading",
-        help="run nested pipelines on one thread",
-    )
-    add(
-        "--mlir-pass-pipeline-crash-reproducer",
-        metavar="FILE",
-        help="write a reproducer to FILE when a pass fails or crashes",
-    )
-    flag(
-        "--mlir-pass-pipeline-local-reproducer",
-        help="make the reproducer replay only the failing pass",
-    )
-    flag(
         "--allow-unsafe-passes",
         help="let a reproducer's pipeline run passes that start programs or read "
         "files (xDSL's mlir-opt, apply-pdl{pdl_file=...}, ...): only for files "
@@ -205,86 +199,7 @@ def build_parser() -> FlagParser:
         metavar="FILE",
         help="write a Chrome trace-event JSON of every pass on every op (Perfetto)",
     )
-    flag(
-        "--mlir-pass-statistics",
-        help="print the pass statistics report",
-    )
-    add(
-        "--mlir-pass-statistics-display",
-        default="pipeline",
-        metavar="list|pipeline",
-        help="statistics report layout (default pipeline)",
-    )
-    add(
-        "--mlir-print-ir-before",
-        action="append",
-        default=[],
-        metavar="PASSES",
-        help="print the IR before these passes (comma separated pass arguments)",
-    )
-    add(
-        "--mlir-print-ir-after",
-        action="append",
-        default=[],
-        metavar="PASSES",
-        help="print the IR after these passes (comma separated pass arguments)",
-    )
-    flag(
-        "--mlir-print-ir-before-all",
-        help="print the IR before every pass",
-    )
-    flag(
-        "--mlir-print-ir-after-all",
-        help="print the IR after every pass",
-    )
-    flag(
-        "--mlir-print-ir-after-change",
-        help="print the IR after a pass only if it changed the IR",
-    )
-    flag(
-        "--mlir-print-ir-after-failure",
-        help="print the IR after a pass only if it failed",
-    )
-    flag(
-        "--mlir-print-assume-verified",
-        "--mlir-unsafe-print-assume-verified",
-        help="print IR in custom form without verifying it first (mlir-opt's "
-        "newer name is accepted too)",
-    )
-    flag(
-        "--mlir-print-ir-module-scope",
-        help="print the whole top-level op, not just the op the pass ran on",
-    )
-    add(
-        "--mlir-print-ir-tree-dir",
-        metavar="DIR",
-        help="write each IR dump to its own file in a tree under DIR",
-    )
-    add(
-        "--executor",
-        choices=EXECUTOR_KINDS,
-        default=None,
-        help="how nested pipelines run on children (default: process where fork "
-        "exists, else serial; --mlir-disable-threading forces serial)",
-    )
-    add(
-        "--jobs",
-        type=int,
-        default=None,
-        metavar="N",
-        help="parallel jobs (default: usable cores; 1 = serial); with "
-        "--executor=process the parent process is one of them",
-    )
-    add(
-        "--scheduler",
-        default=None,
-        metavar="ADDRESS",
-        help="Dask scheduler for --executor=dask (tcp://host:port)",
-    )
-    flag(
-        "--progress",
-        help="show a live progress bar on stderr when it is a terminal",
-    )
+    add_pass_manager_flags(parser)
     flag("--list-passes", help="list registered passes and exit")
     flag(
         "--gen-pass-doc",
@@ -308,13 +223,9 @@ def parse_command_line(argv: Sequence[str]) -> Invocation:
                 continue
         rest.append(arg)
     try:
-        args, unknown = parser.parse_flags(rest)
+        args = parser.parse_command_line(rest)
     except CommandLineError as err:
         raise UsageError(str(err)) from None
-    if unknown:
-        raise UsageError(
-            f"Unknown command line argument '{unknown[0]}'.  Try: '{PROG} --help'"
-        )
     return Invocation(args, flags)
 
 
@@ -332,57 +243,16 @@ def pipeline_error(handler: DiagnosticHandler, err: PipelineParseError) -> None:
 # --- running ------------------------------------------------------------------
 
 
-def check_choice(flag: str, value: str, choices: Sequence[str]) -> None:
-    if value not in choices:
-        raise UsageError(
-            f"for the --{flag} option: Cannot find option named '{value}'!"
-        )
-
-
-def pass_arguments(flag: str, values: list[str]) -> list[str]:
-    """The pass arguments of a `--mlir-print-ir-before/after` flag, all registered."""
-    names = [name for value in values for name in value.split(",")]
-    for name in names:
-        if registry.lookup_pass(name) is None:
-            raise UsageError(
-                f"for the --{flag} option: Cannot find option named '{name}'!"
-            )
-    return names
-
-
-def check_instrumentation_flags(args: argparse.Namespace) -> None:
-    """Validate flag values with llvm::cl's messages, as mlir-opt does."""
+def check_tool_flags(args: argparse.Namespace) -> PassManagerOptions:
+    """Validate flag values with llvm::cl's messages, as mlir-opt does: the
+    tool's own flags, then the pass-manager flags, whose options are returned."""
     if args.verify_diagnostics is not None:
         check_choice(
             "verify-diagnostics", args.verify_diagnostics, ("", "all", "only-expected")
         )
     check_choice("mlir-timing-display", args.mlir_timing_display, ("list", "tree"))
     check_choice("mlir-output-format", args.mlir_output_format, ("text", "json"))
-    check_choice(
-        "mlir-pass-statistics-display",
-        args.mlir_pass_statistics_display,
-        ("list", "pipeline"),
-    )
-    args.mlir_print_ir_before = pass_arguments(
-        "mlir-print-ir-before", args.mlir_print_ir_before
-    )
-    args.mlir_print_ir_after = pass_arguments(
-        "mlir-print-ir-after", args.mlir_print_ir_after
-    )
-
-
-def ir_printer_config(args: argparse.Namespace) -> IRPrinterConfig:
-    return IRPrinterConfig(
-        before=args.mlir_print_ir_before,
-        after=args.mlir_print_ir_after,
-        before_all=args.mlir_print_ir_before_all,
-        after_all=args.mlir_print_ir_after_all,
-        after_change=args.mlir_print_ir_after_change,
-        after_failure=args.mlir_print_ir_after_failure,
-        module_scope=args.mlir_print_ir_module_scope,
-        tree_dir=args.mlir_print_ir_tree_dir,
-        assume_verified=args.mlir_print_assume_verified,
-    )
+    return PassManagerOptions.from_args(args)
 
 
 @dataclass
@@ -413,6 +283,13 @@ class Reproduced:
     verify_each: bool
     disable_threading: bool
 
+    def apply_flags(self, pm: PassManager) -> None:
+        """The reproducer's flags, which override the command line's (mlir-opt
+        applies them after `applyPassManagerCLOptions`)."""
+        pm.enable_verifier(self.verify_each)
+        if self.disable_threading:
+            pm.executor = None
+
 
 def reproducer_trust(
     args: argparse.Namespace,
@@ -440,27 +317,16 @@ def load_reproducer(top: ir.Operation) -> Reproduced | None:
 def build_pass_manager(
     inv: Invocation, anchor: str, ctx: ir.Context, reproducer: Reproduced | None
 ) -> PassManager:
-    """The pass manager mlir-opt would build: CLI options, then a reproducer's
-    pipeline and flags, then `--pass-pipeline` (replacing) or pass flags (appended)."""
+    """The pipeline mlir-opt would build: a reproducer's pipeline, then
+    `--pass-pipeline` (replacing) or pass flags (appended). The options and the
+    reproducer's flags are applied later (`process_chunk`)."""
     from passflow.pipeline_text import add_pass_flag, parse_pass_pipeline
 
     args = inv.args
-    threads = (
-        inv.executor if reproducer is None or not reproducer.disable_threading else None
-    )
-    pm = PassManager(anchor, ctx, nesting=Nesting.IMPLICIT, executor=threads)
-    pm.enable_verifier(args.verify_each)
-    if args.mlir_pass_pipeline_crash_reproducer:
-        pm.enable_crash_reproducer(
-            args.mlir_pass_pipeline_crash_reproducer,
-            local=args.mlir_pass_pipeline_local_reproducer,
-        )
-    if args.mlir_pass_statistics:
-        pm.enable_statistics(args.mlir_pass_statistics_display)
+    pm = PassManager(anchor, ctx, nesting=Nesting.IMPLICIT, executor=inv.executor)
     if reproducer is not None:
         pm.assign(reproducer.pipeline)
         pm.nesting = Nesting.IMPLICIT
-        pm.enable_verifier(reproducer.verify_each)
     if args.pass_pipeline is not None:
         if inv.pass_flags:
             raise PipelineParseError(
@@ -565,13 +431,15 @@ def process_chunk(
 
         sys.stderr.write(dump_pipeline_graphs(pm, args.dump_pipeline_graph))
     pm.add_diagnostic_handler(handler)
-    # mlir-opt's order: crash reproducer (first), IR printer, then timing last.
-    if args.mlir_print_ir_module_scope and not args.mlir_disable_threading:
-        handler(Diagnostic(Severity.ERROR, MODULE_SCOPE_THREADING_TOOL_ERROR))
+    # mlir-opt's order: the pass-manager options (crash reproducer first, IR
+    # printer), then the reproducer's flags, then timing last.
+    try:
+        inv.options.apply(pm)
+    except PassflowError as err:
+        handler(Diagnostic(Severity.ERROR, str(err)))
         return None
-    pm.enable_ir_printing(ir_printer_config(args))
-    if args.progress:
-        pm.enable_progress(sys.stderr)
+    if reproduced is not None:
+        reproduced.apply_flags(pm)
     if reports.trace is not None:
         pm.add_instrumentation(reports.trace)
     if reports.timing is not None:
@@ -587,9 +455,9 @@ def process_chunk(
         )
         output = print_output(top, args.mlir_print_op_generic, verified)
     if args.mlir_generate_reproducer:
-        pipeline = f"{pm.anchor}({','.join(str(p) for p in pm.passes)})"
+        # mlir-opt 22 writes `printAsTextualPipeline` of the pass manager: `str(pm)`.
         content = format_reproducer(
-            output, pipeline, disable_threading=False, verify_each=False
+            output, str(pm), disable_threading=False, verify_each=False
         )
         problem = write_reproducer(args.mlir_generate_reproducer, content)
         if problem is not None:
@@ -663,7 +531,7 @@ def run(inv: Invocation) -> int:
 
         sys.stdout.write(generate_markdown())
         return 0
-    check_instrumentation_flags(args)
+    inv.options = options = check_tool_flags(args)
     registry.load_plugins()  # before timing starts: mlir-opt registers passes first
     try:
         text, name = read_input(args.input)
@@ -679,18 +547,13 @@ def run(inv: Invocation) -> int:
     )
     outputs: list[str] = []
     ok = True
-    if not args.mlir_disable_threading:
-        kind = args.executor or ("dask" if args.scheduler else default_executor_kind())
-        inv.executor = make_executor(kind, args.jobs, args.scheduler)
-    executor = inv.executor
-    threaded = executor is not None and not isinstance(executor, SerialExecutor)
-    if args.mlir_pass_pipeline_local_reproducer and executor is not None and threaded:
-        # mlir-opt's message, without its "mutli" typo (docs/decisions.md).
-        sys.stderr.write(
-            "<unknown>:0: error: Local crash reproduction may not be used without "
-            "disabling multi-threading first.\n"
-        )
-        executor.close()
+    inv.executor = executor = options.make_executor()
+    try:
+        options.check_executor(executor)
+    except PassflowError as err:
+        sys.stderr.write(f"<unknown>:0: error: {err}\n")
+        if executor is not None:
+            executor.close()
         return 1
     try:
         for chunk, first_line in split_chunks(text, args.split_input_file):
@@ -739,7 +602,7 @@ def _main(argv: Sequence[str] | None) -> int:
         return run(inv)
     except UsageError as err:
         fail(str(err))
-    except PassflowError as err:
+    except PassflowError as err:  # CommandLineError too: llvm::cl's messages
         fail(str(err))
     except KeyboardInterrupt:
         sys.stderr.write(f"{PROG}: interrupted\n")

@@ -28,7 +28,7 @@ from passflow.diagnostics import (
 )
 from passflow.pass_manager import PassManager
 from passflow.remarks import RemarkCategories, RemarkEngine, YamlRemarkStreamer
-from passflow.tools.command_line import CommandLineError, FlagParser
+from passflow.tools.command_line import FlagParser, check_choice
 
 __all__ = ["add_remark_flags", "remark_engine", "remark_session"]
 
@@ -42,10 +42,7 @@ def _one_of(flag: str, choices: Sequence[str]) -> Callable[[str], str]:
     lets through, so passflow-opt reports it as mlir-opt does)."""
 
     def check(value: str) -> str:
-        if value not in choices:
-            raise CommandLineError(
-                f"for the --{flag} option: Cannot find option named '{value}'!"
-            )
+        check_choice(flag, value, choices)
         return value
 
     return check

@@ -8,7 +8,14 @@
 // RUN: not passflow-opt %s -pass-pipeline='builtin.module(test-pass-failure)' --mlir-pass-pipeline-crash-reproducer=%t.nodir/sub/r.mlir 2>&1 | filecheck --check-prefix=NOFILE %s
 // RUN: not passflow-opt %s -pass-pipeline='builtin.module(test-pass-failure)' --mlir-pass-pipeline-crash-reproducer=%t.serial --mlir-disable-threading
 // RUN: filecheck --check-prefix=SERIAL %s < %t.serial
-// RUN: not passflow-opt %s -pass-pipeline='builtin.module(test-pass-failure)' --mlir-pass-pipeline-crash-reproducer=%t.x --mlir-pass-pipeline-local-reproducer 2>&1 | filecheck --check-prefix=NEEDS-SERIAL %s
+// RUN: not passflow-opt %s -pass-pipeline='builtin.module(test-pass-failure)' --mlir-pass-pipeline-crash-reproducer=%t.x --mlir-pass-pipeline-local-reproducer --executor=process --jobs=2 2>&1 | filecheck --check-prefix=NEEDS-SERIAL %s
+// RUN: not passflow-opt %s -pass-pipeline='builtin.module(test-pass-failure)' --mlir-pass-pipeline-crash-reproducer=%t.x --mlir-pass-pipeline-local-reproducer --executor=thread --jobs=2 2>&1 | filecheck --check-prefix=NEEDS-SERIAL %s
+// Threading is disabled by any of the flags that disable it (one rule: no
+// executor, a serial one, or one job).
+// RUN: not passflow-opt %s -pass-pipeline='builtin.module(func.func(test-pass-failure))' --mlir-pass-pipeline-crash-reproducer=%t.serial-executor --mlir-pass-pipeline-local-reproducer --executor=serial
+// RUN: filecheck --check-prefix=SERIAL-LOCAL %s < %t.serial-executor
+// RUN: not passflow-opt %s -pass-pipeline='builtin.module(func.func(test-pass-failure))' --mlir-pass-pipeline-crash-reproducer=%t.one-job --mlir-pass-pipeline-local-reproducer --jobs=1
+// RUN: filecheck --check-prefix=SERIAL-LOCAL %s < %t.one-job
 
 // A failure is reported on the failing op; a crash (below) on the op the run
 // started on, as mlir-opt's crash recovery does.
@@ -56,3 +63,6 @@ func.func @foo() {
 func.func @bar() {
   func.return
 }
+
+// SERIAL-LOCAL: pipeline: "builtin.module(func.func(test-pass-failure{gen-diagnostics=false}))",
+// SERIAL-LOCAL-NEXT: disable_threading: true,

@@ -3,6 +3,11 @@
 // RUN: passflow-opt %s -p 'builtin.module(func.func(cse,canonicalize),symbol-dce)' --mlir-print-ir-after-all -o %t.out 2>&1 | filecheck --check-prefix=AFTER-ALL %s
 // RUN: passflow-opt %s -p 'builtin.module(func.func(cse,canonicalize),symbol-dce)' --mlir-print-ir-after-all --mlir-print-ir-after-change -o %t.out 2>&1 | filecheck --check-prefix=CHANGE %s
 // RUN: passflow-opt %s -p 'builtin.module(func.func(cse))' --mlir-print-ir-before=cse --mlir-print-ir-module-scope --mlir-disable-threading -o %t.out 2>&1 | filecheck --check-prefix=MODULE %s
+// Module scope needs threading disabled, by any of the flags that disable it
+// (one rule: no executor, a serial one, or one job).
+// RUN: passflow-opt %s -p 'builtin.module(func.func(cse))' --mlir-print-ir-before=cse --mlir-print-ir-module-scope --executor=serial -o %t.out 2>&1 | filecheck --check-prefix=MODULE %s
+// RUN: passflow-opt %s -p 'builtin.module(func.func(cse))' --mlir-print-ir-before=cse --mlir-print-ir-module-scope --jobs=1 -o %t.out 2>&1 | filecheck --check-prefix=MODULE %s
+// RUN: not passflow-opt %s -p 'builtin.module(func.func(cse))' --mlir-print-ir-before=cse --mlir-print-ir-module-scope --executor=thread --jobs=2 -o %t.out 2>&1 | filecheck --check-prefix=MODULE-THREADS %s
 // RUN: not passflow-opt %s -p 'builtin.module(func.func(test-pass-failure))' --mlir-print-ir-after-failure 2>&1 | filecheck --check-prefix=FAILURE %s
 // RUN: not passflow-opt %s -p 'builtin.module(func.func(cse))' --mlir-print-ir-before=no-such-pass 2>&1 | filecheck --check-prefix=UNKNOWN %s
 
@@ -30,6 +35,9 @@
 
 // MODULE: // -----// IR Dump Before CSE (cse) ('func.func' operation: @foo) //----- //
 // MODULE-NEXT: builtin.module {
+
+// MODULE-THREADS: <unknown>:0: error: IR print for module scope can't be setup on a pass-manager without disabling multi-threading first.
+// MODULE-THREADS-NOT: IR Dump
 
 // FAILURE: // -----// IR Dump After TestFailurePass Failed (test-pass-failure) //----- //
 // FAILURE-NEXT: func.func @foo()
