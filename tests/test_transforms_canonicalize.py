@@ -15,6 +15,8 @@ from xdsl.ir import SSAValue
 
 from passflow import ir
 from passflow.diagnostics import PassPipelineError
+from passflow.instrumentation import PassInstrumentation
+from passflow.pass_base import Pass
 from passflow.registry import lookup_pass
 from passflow.transforms import Canonicalizer
 from passflow.transforms.canonicalize import RegionSimplify
@@ -165,10 +167,34 @@ def test_test_convergence_fails_when_iterations_run_out() -> None:
     assert normalized(converged) == normalized(MLIR_DEFAULT)
 
 
+class Outcomes(PassInstrumentation):
+    """Records, for each Canonicalizer run, whether it succeeded and on which op."""
+
+    def __init__(self) -> None:
+        self.outcomes: list[tuple[str, str | None]] = []
+
+    def run_after_pass(self, pass_: Pass, op: ir.Operation) -> None:
+        if isinstance(pass_, Canonicalizer):
+            self.outcomes.append(("succeeded", ir.symbol_name(op)))
+
+    def run_after_pass_failed(self, pass_: Pass, op: ir.Operation) -> None:
+        if isinstance(pass_, Canonicalizer):
+            self.outcomes.append(("failed", ir.symbol_name(op)))
+
+
 def test_without_test_convergence_running_out_is_not_a_failure() -> None:
-    # The same run that fails under test-convergence succeeds, with the IR of
-    # its one iteration.
-    assert_same_ir(canonicalize(INPUT, "max-iterations=1"), MLIR_ONE_ITERATION)
+    pipeline = "builtin.module(func.func(canonicalize{{max-iterations=1{}}}))"
+    # Neither function converges in one iteration: with test-convergence, both
+    # runs fail...
+    failing = Outcomes()
+    with pytest.raises(PassPipelineError):
+        run_pipeline(INPUT, pipeline.format(" test-convergence=true"), None, [failing])
+    assert failing.outcomes == [("failed", "f"), ("failed", "g")]
+    # ...without it, both succeed, with the IR of their one iteration.
+    passing = Outcomes()
+    result = run_pipeline(INPUT, pipeline.format(""), None, [passing])
+    assert passing.outcomes == [("succeeded", "f"), ("succeeded", "g")]
+    assert_same_ir(result, MLIR_ONE_ITERATION)
 
 
 def test_max_num_rewrites_zero_applies_nothing() -> None:
