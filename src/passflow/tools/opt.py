@@ -49,6 +49,7 @@ from passflow.instruments.timing import TimingManager, TimingScope
 from passflow.manager import Nesting, OpPassManager
 from passflow.output_file import OutputFileError, write_output
 from passflow.pass_manager import PassManager
+from passflow.pipeline_text import add_pass_flag, parse_pass_pipeline
 from passflow.source_diagnostics import (
     DiagnosticVerifier,
     SourceDiagnosticPrinter,
@@ -61,12 +62,14 @@ from passflow.tools.command_line import (
     check_choice,
     dashes,
 )
+from passflow.tools.pass_doc import generate_markdown, pass_help
 from passflow.tools.pass_manager_options import (
     PassManagerOptions,
     add_pass_manager_flags,
 )
 from passflow.tools.remark_options import add_remark_flags, remark_session
 from passflow.trust import UnsafePassError, untrusted
+from passflow.xdsl_passes import xdsl_pass_names
 
 PROG = "passflow-opt"
 SPLIT_MARKER = "// -----"
@@ -304,8 +307,6 @@ def reproducer_trust(
 def load_reproducer(top: ir.Operation) -> Reproduced | None:
     """The input's `mlir_reproducer` pipeline, if it has one; a malformed one raises
     (`PassflowError`), and the caller prints it raw, as mlir-opt does."""
-    from passflow.pipeline_text import parse_pass_pipeline
-
     spec = read_reproducer(top)
     if spec is None:
         return None
@@ -320,8 +321,6 @@ def build_pass_manager(
     """The pipeline mlir-opt would build: a reproducer's pipeline, then
     `--pass-pipeline` (replacing) or pass flags (appended). The options and the
     reproducer's flags are applied later (`process_chunk`)."""
-    from passflow.pipeline_text import add_pass_flag, parse_pass_pipeline
-
     args = inv.args
     pm = PassManager(anchor, ctx, nesting=Nesting.IMPLICIT, executor=inv.executor)
     if reproducer is not None:
@@ -427,7 +426,7 @@ def process_chunk(
         pm.dump(sys.stderr)
         sys.stderr.write("\n")
     if args.dump_pipeline_graph is not None:
-        from passflow.graph import dump_pipeline_graphs
+        from passflow.graph import dump_pipeline_graphs  # loaded on first use
 
         sys.stderr.write(dump_pipeline_graphs(pm, args.dump_pipeline_graph))
     pm.add_diagnostic_handler(handler)
@@ -501,8 +500,6 @@ def read_input(path: str) -> tuple[str, str]:
 
 
 def print_help(parser: argparse.ArgumentParser) -> None:
-    from passflow.tools.pass_doc import pass_help
-
     parser.print_help(sys.stdout)
     sys.stdout.write(
         "\nPasses and pipelines (use as --NAME[=OPTIONS] or in --pass-pipeline):\n"
@@ -520,15 +517,11 @@ def run(inv: Invocation) -> int:
             print(f"{info.argument}  - {info.summary}")
         for pipeline in registry.registered_pipelines():
             print(f"{pipeline.argument}  - {pipeline.summary}")
-        from passflow.xdsl_passes import xdsl_pass_names
-
         native = {info.argument for info in registry.registered_passes()}
         print("\nxDSL passes, usable by name:")
         print("  " + " ".join(n for n in xdsl_pass_names() if n not in native))
         return 0
     if args.gen_pass_doc:
-        from passflow.tools.pass_doc import generate_markdown
-
         sys.stdout.write(generate_markdown())
         return 0
     inv.options = options = check_tool_flags(args)
