@@ -949,3 +949,67 @@ def test_the_seed_003_example_composes_both_frameworks() -> None:
     assert "before #11 legacy-gpu-lowering" in beta
     assert out.count("(the built pipeline ran)") == 2
     assert result.stderr == ""
+
+
+# --- misuse is refused at the call that made it --------------------------------
+
+
+def _misuses() -> list[tuple[str, Callable[[PipelineBuilder], None], str]]:
+    from passflow.transforms import CSE
+
+    untyped = cast(Callable[..., None], PipelineBuilder.add)
+    return [
+        (
+            "a number",
+            lambda b: untyped(b, 123),
+            "add(123): got int 123; expected a pass",
+        ),
+        (
+            "a pass class",
+            lambda b: untyped(b, CSE),
+            "add(CSE): CSE is a pass class; fix: pass an instance, CSE()",
+        ),
+        (
+            "a pass class to insert",
+            lambda b: cast(Callable[..., None], b.insert_after)(CSE, "cse"),
+            'insert_after(CSE, "cse"): CSE is a pass class',
+        ),
+        (
+            "kinds as one string",
+            lambda b: untyped(b, CSE(), kinds="Lowering"),
+            "kinds='Lowering'; expected a tuple of kind names, e.g. kinds=(\"Lowering\",)",
+        ),
+        (
+            "a pass manager",
+            lambda b: untyped(b, PassManager()),
+            "got a pass manager, 'builtin.module()'; expected a pass",
+        ),
+        (
+            "text anchored on the builder's own anchor",
+            lambda b: b.add("builtin.module(cse)"),
+            "the text is anchored on 'builtin.module', this pipeline's own anchor",
+        ),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("case", "call", "message"), _misuses(), ids=[m[0] for m in _misuses()]
+)
+def test_misuse_is_a_builder_error_naming_what_was_expected(
+    case: str, call: Callable[[PipelineBuilder], None], message: str
+) -> None:
+    builder = PipelineBuilder()
+    builder.add("cse")
+    with pytest.raises(BuilderError) as caught:
+        call(builder)
+    assert message in str(caught.value)
+    assert str(builder.build()) == "builtin.module(cse)"  # left unchanged
+
+
+def test_text_anchored_on_another_op_is_still_a_nested_pipeline() -> None:
+    builder = PipelineBuilder()
+    builder.add("func.func(cse)")
+    builder.nest("builtin.module").add("symbol-dce")
+    assert str(builder.build()) == (
+        "builtin.module(func.func(cse),builtin.module(symbol-dce))"
+    )

@@ -60,8 +60,10 @@ from passflow.builder.search import (
 )
 from passflow.diagnostics import Severity
 from passflow.ir import Context
+from passflow.manager import OpPassManager
 from passflow.pass_base import Pass
 from passflow.pass_manager import PassManager
+from passflow.pipeline_text import parse_pipeline_elements
 
 __all__ = ["BuildReport", "PipelineBuilder"]
 
@@ -260,6 +262,7 @@ class PipelineBuilder:
         Those kinds carry over when another pass replaces one of these passes.
         """
         what = f"add({_item_code(item)})"
+        self._check_item(what, item, kinds)
         entries = entries_from(item, self._origin("add"), kinds)
         passes = [e for e in entries if not isinstance(e, NestedEntry)]
         op = misfit(passes, self.anchor, (*self._enclosing, self.anchor))
@@ -394,6 +397,7 @@ class PipelineBuilder:
         extensions still find it. Every constraint is checked again.
         """
         via = _call("replace", anchor, occurrence, None)
+        self._check_item(via, new, kinds)
         sites = select(via, anchor, occurrence, self._level, self._shared.root)
         origin = self._origin(via)
 
@@ -511,6 +515,7 @@ class PipelineBuilder:
     ) -> None:
         via = _call(name, anchor, occurrence, -1 if after else 0)
         what = f"{name}({_item_code(new)}, {anchor_code(anchor)})"
+        self._check_item(what, new, kinds)
         sites = select(what, anchor, occurrence, self._level, self._shared.root)
         origin = self._origin(via)
         placements: list[tuple[Level, Entry, list[Entry]]] = []
@@ -526,6 +531,50 @@ class PipelineBuilder:
                 level.entries[index:index] = units
 
         self._apply(what, change)
+
+    def _check_item(self, what: str, item: object, kinds: object) -> None:
+        """Refuse, at the call, an item or kinds this builder cannot take: what
+        was given, what was expected, and the fix."""
+        if isinstance(item, type) and issubclass(item, Pass):
+            raise BuilderError(
+                f"{what}: {item.__name__} is a pass class; fix: pass an instance, "
+                f"{item.__name__}()"
+            )
+        if isinstance(item, OpPassManager):
+            raise BuilderError(
+                f"{what}: got a pass manager, '{item}'; expected a pass, a Bundle or "
+                f"pipeline text; fix: give the text of its passes, without its "
+                f"'{item.textual_anchor}(...)' anchor"
+            )
+        if not isinstance(item, Pass | Bundle | str):
+            got = f"{type(item).__name__} {item!r}"  # pyright: ignore[reportUnknownArgumentType]
+            raise BuilderError(
+                f"{what}: got {got}; expected a pass, a Bundle or pipeline text"
+            )
+        if isinstance(item, str):
+            elements = parse_pipeline_elements(item)
+            if (
+                len(elements) == 1
+                and elements[0].inner is not None
+                and elements[0].name.strip() == self.anchor
+            ):
+                raise BuilderError(
+                    f"{what}: the text is anchored on '{self.anchor}', this "
+                    f"pipeline's own anchor, so its passes would run on nested "
+                    f"'{self.anchor}' ops, never on this one; fix: give the passes "
+                    f'without the anchor, or nest("{self.anchor}") for nested ops'
+                )
+        given = kinds  # callers may be untyped
+        if isinstance(given, str) or not (
+            isinstance(given, tuple | list)
+            and all(isinstance(k, str) for k in cast(tuple[object, ...], given))
+        ):
+            raise BuilderError(
+                f"{what}: kinds={given!r}; expected a tuple of kind names, "
+                f'e.g. kinds=("{given}",)'
+                if isinstance(given, str)
+                else f"{what}: kinds={given!r}; expected a tuple of kind names"
+            )
 
     def _replace_at(self, what: str, site: Site, units: list[Entry]) -> None:
         level, _ = site.steps[-1]
@@ -562,13 +611,17 @@ def _fresh(item: Item, first: bool) -> Item:
     return item.clone() if isinstance(item, Pass) and not first else item
 
 
-def _item_code(item: Item) -> str:
+def _item_code(item: object) -> str:
     """The item as the caller wrote it, roughly: `TensorFold()`, `Bundle("cleanup", ...)`."""
     if isinstance(item, Bundle):
         return f'Bundle("{item.name}", ...)'
     if isinstance(item, Pass):
         return f"{type(item).__name__}()"
-    return f'"{item}"'
+    if isinstance(item, type):
+        return item.__name__
+    if isinstance(item, str):
+        return f'"{item}"'
+    return repr(item)
 
 
 def _call(
