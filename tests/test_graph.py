@@ -7,7 +7,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import ClassVar
+from typing import ClassVar, cast
 
 import pytest
 from xdsl.dialects.builtin import IntegerAttr, StringAttr, UnitAttr, i64
@@ -280,8 +280,50 @@ def test_malformed_name_is_refused(name: str) -> None:
 
 
 def test_a_bare_string_is_not_split_into_names() -> None:
-    with pytest.raises(TypeError, match="predecessors must be a sequence of names"):
+    with pytest.raises(
+        PipelineGraphError,
+        match=r"predecessors must be a sequence of names, not the string 'a'; "
+        r"fix: predecessors=\['a'\]",
+    ):
         PipelineGraph().register_pipeline("b", "a")
+
+
+def test_wrong_argument_types_are_graph_errors_naming_the_argument() -> None:
+    graph = PipelineGraph("numba-mlir")
+    untyped = cast(Callable[..., None], graph.register_pipeline)
+    with pytest.raises(
+        PipelineNameError,
+        match="a pipeline name in graph 'numba-mlir' must be a string, got int 7",
+    ):
+        untyped(7)
+    with pytest.raises(
+        PipelineGraphError, match="successors must be a sequence of names, got int 3"
+    ):
+        untyped("a", (), 3)
+    with pytest.raises(
+        PipelineGraphError,
+        match=r"populate of pipeline 'a' in graph 'numba-mlir' must be a function "
+        r"taking the pipeline's OpPassManager, got str 'func.func\(cse\)'; "
+        r"fix: populate=lambda pm: parse_pass_pipeline_into\('func.func\(cse\)', pm\)",
+    ):
+        untyped("a", populate="func.func(cse)")
+    assert graph.names == ()  # nothing was registered
+
+
+def test_a_failing_populate_names_its_pipeline() -> None:
+    graph = PipelineGraph("numba-mlir")
+
+    def broken(pm: OpPassManager) -> None:
+        raise KeyError("no such pass")
+
+    graph.register_pipeline("cfg-to-scf", populate=broken)
+    with pytest.raises(
+        PipelineGraphError,
+        match="populating pipeline 'cfg-to-scf' of graph 'numba-mlir' failed: "
+        "KeyError: 'no such pass'",
+    ) as caught:
+        graph.create_schedule()
+    assert isinstance(caught.value.__cause__, KeyError)
 
 
 UNKNOWN_NAME_CASES: list[tuple[str, list[Row]]] = [

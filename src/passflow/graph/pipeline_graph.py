@@ -13,9 +13,11 @@ import difflib
 import heapq
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar, cast
 
 from passflow.graph.errors import (
     PipelineCycleError,
+    PipelineGraphError,
     PipelineNameError,
     SubgraphBoundaryError,
     UnknownPipelineError,
@@ -29,6 +31,8 @@ from passflow.graph.schedule import (
 from passflow.manager import OpPassManager
 
 __all__ = ["PipelineGraph", "PopulatePipeline", "PopulateSubgraph"]
+
+_T = TypeVar("_T")
 
 PopulatePipeline = Callable[[OpPassManager], None]
 """Fills the (empty) pass manager of one pipeline."""
@@ -116,6 +120,14 @@ class PipelineGraph:
         populate: PopulatePipeline | None = None,
         subgraph: PopulateSubgraph | None = None,
     ) -> None:
+        given = cast(object, name)  # callers may be untyped
+        if not isinstance(given, str):
+            raise PipelineNameError(
+                f"a pipeline name in graph '{self.name}' must be a string, got "
+                f"{type(given).__name__} {given!r}"
+            )
+        _check_callback(self.name, name, populate, "OpPassManager")
+        _check_callback(self.name, name, subgraph, "PipelineGraph")
         if not name or "/" in name:
             raise PipelineNameError(
                 f"invalid pipeline name {name!r} in graph '{self.name}': names must "
@@ -160,11 +172,18 @@ class PipelineGraph:
 
 def _names(field: str, names: Sequence[str]) -> tuple[str, ...]:
     """`names` without repeats; a bare string is refused, not split into letters."""
-    if isinstance(names, str):
-        raise TypeError(
-            f"{field} must be a sequence of names, not the string {names!r}"
+    given = cast(object, names)  # callers may be untyped
+    shown = f"{type(given).__name__} {given!r}"
+    if isinstance(given, str):
+        raise PipelineGraphError(
+            f"{field} must be a sequence of names, not the string {given!r}; "
+            f"fix: {field}=[{given!r}]"
         )
-    return tuple(dict.fromkeys(names))
+    if not isinstance(given, Sequence) or not all(
+        isinstance(n, str) for n in cast(Sequence[object], given)
+    ):
+        raise PipelineGraphError(f"{field} must be a sequence of names, got {shown}")
+    return tuple(dict.fromkeys(cast(Sequence[str], given)))
 
 
 # --- compiling: populate everything, check names, order --------------------------
@@ -199,14 +218,45 @@ def _expand(graph: PipelineGraph) -> _Expanded:
     for decl in declarations:
         if decl.subgraph is not None:
             child = PipelineGraph(decl.name, anchor=graph.anchor)
-            decl.subgraph(child)
+            _populate(graph, decl.name, decl.subgraph, child)
             bodies[decl.name] = _expand(child)
         else:
             pm = OpPassManager(graph.anchor)
             if decl.populate is not None:
-                decl.populate(pm)
+                _populate(graph, decl.name, decl.populate, pm)
             bodies[decl.name] = pm
     return _Expanded(graph, declarations, bodies)
+
+
+def _check_callback(graph: str, name: str, callback: object, takes: str) -> None:
+    """Refuse a populate callback that is not callable, naming the pipeline."""
+    if callback is None or callable(callback):
+        return
+    fix = (
+        f"; fix: populate=lambda pm: parse_pass_pipeline_into({callback!r}, pm)"
+        if isinstance(callback, str) and takes == "OpPassManager"
+        else ""
+    )
+    raise PipelineGraphError(
+        f"populate of pipeline '{name}' in graph '{graph}' must be a function "
+        f"taking the pipeline's {takes}, got {type(callback).__name__} "
+        f"{callback!r}{fix}"
+    )
+
+
+def _populate(
+    graph: PipelineGraph, name: str, callback: Callable[[_T], None], argument: _T
+) -> None:
+    """Run a populate callback; what it raises names the pipeline it was for."""
+    try:
+        callback(argument)
+    except PipelineGraphError:
+        raise
+    except Exception as err:
+        raise PipelineGraphError(
+            f"populating pipeline '{name}' of graph '{graph.name}' failed: "
+            f"{type(err).__name__}: {err}"
+        ) from err
 
 
 def _compile(
