@@ -459,6 +459,30 @@ def test_undeclared_jump_target_aborts_the_run(module: ir.ModuleOp) -> None:
     assert Record.log == ["a", "b"]
 
 
+def test_a_jump_requested_on_a_nested_op_fails_instead_of_being_ignored(
+    module: ir.ModuleOp,
+) -> None:
+    graph = PipelineGraph("g")
+    graph.register_pipeline("a", [], [], ["b"], populate=record("a"))
+    graph.register_pipeline(
+        "b",
+        ["a"],
+        populate=lambda pm: pm.nest("func.func").add(RequestJump("a")),
+    )
+    graph.register_pipeline("c", ["b"], populate=record("c"))
+    with pytest.raises(UndeclaredJumpError) as info:
+        graph.create_schedule().run(module)
+    messages = [d.message for d in info.value.errors]
+    assert messages == [
+        "pipeline 'b' set pipeline.jump_target = \"a\" on a nested 'func.func' op, "
+        "where no jump reads it; a jump is requested on the 'builtin.module' op the "
+        "schedule runs on",
+        "pipeline.jump_target set here is ignored",
+    ]
+    assert info.value.errors[1].notes[0].message.startswith("fix: set it on")
+    assert Record.log == ["a"]  # 'c' never ran on the misdirected request
+
+
 def test_jump_from_a_pipeline_without_jump_targets_is_undeclared(
     module: ir.ModuleOp,
 ) -> None:

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 
 from xdsl.dialects.builtin import StringAttr
 
-from passflow.diagnostics import Diagnostic
+from passflow import ir
+from passflow.diagnostics import Diagnostic, Severity
 from passflow.graph.errors import (
     JumpLimitError,
     ScheduleRunError,
@@ -192,6 +193,8 @@ class PipelineSchedulePass(OperationPass):
                 return False
             requested = op.attributes.get(JUMP_TARGET_ATTRIBUTE)
             if requested is None:
+                if self._misplaced_request(op, qualified):
+                    return False
                 index += 1
                 continue
             target = requested.data if isinstance(requested, StringAttr) else None
@@ -236,6 +239,40 @@ class PipelineSchedulePass(OperationPass):
         self.trace.events.append(PipelineRan(qualified))
         self.pipelines_run += 1
         return self.run_pipeline(body, op)
+
+    def _misplaced_request(self, op: Operation, qualified: str) -> bool:
+        """Fail if a pass set the jump attribute on an op nested in the
+        schedule's op, where no jump would ever read it."""
+        nested = next(
+            (
+                o
+                for o in op.walk()
+                if o is not op and JUMP_TARGET_ATTRIBUTE in o.attributes
+            ),
+            None,
+        )
+        if nested is None:
+            return False
+        requested = nested.attributes[JUMP_TARGET_ATTRIBUTE]
+        self._fail(
+            UndeclaredJumpError,
+            qualified,
+            requested,
+            f"pipeline '{qualified}' set {JUMP_TARGET_ATTRIBUTE} = {requested} on a "
+            f"nested '{nested.name}' op, where no jump reads it; a jump is "
+            f"requested on the '{op.name}' op the schedule runs on",
+        )
+        here = Diagnostic(
+            Severity.ERROR,
+            f"{JUMP_TARGET_ATTRIBUTE} set here is ignored",
+            ir.location(nested),
+        )
+        here.attach_note(
+            "fix: set it on the schedule's op (from a nested pass, on the ancestor "
+            "the schedule runs on), or nest the schedule on this op"
+        )
+        self.emit_diagnostic(here)
+        return True
 
     def _fail(
         self,
