@@ -483,6 +483,67 @@ def test_a_jump_requested_on_a_nested_op_fails_instead_of_being_ignored(
     assert Record.log == ["a"]  # 'c' never ran on the misdirected request
 
 
+class CountedJump(OperationPass):
+    """Requests a jump to `target` until the op's `counter` attribute reaches
+    `limit`, then resets the counter and lets the run go on: a loop that runs
+    `limit` extra iterations each time it is entered."""
+
+    argument = "counted-jump"
+
+    def __init__(self, counter: str, target: str, limit: int) -> None:
+        super().__init__()
+        self.counter = counter
+        self.target = target
+        self.limit = limit
+
+    def run_on_operation(self) -> None:
+        op = self.get_operation()
+        found = op.attributes.get(self.counter)
+        count = found.value.data if isinstance(found, IntegerAttr) else 0
+        if count < self.limit:
+            op.attributes[self.counter] = IntegerAttr(count + 1, i64)
+            op.attributes[JUMP_TARGET_ATTRIBUTE] = StringAttr(self.target)
+        else:
+            del op.attributes[self.counter]
+
+
+def nested_loops(max_jumps: int) -> PipelineSchedule:
+    """numba's shape: `inner` loops back to `start` 3 times per visit, and
+    `outer` loops back to `start` 3 times, re-entering the inner loop."""
+    graph = PipelineGraph("numba")
+    graph.register_pipeline("start", populate=record("start"))
+    graph.register_pipeline(
+        "inner",
+        ["start"],
+        [],
+        ["start"],
+        populate=lambda pm: pm.add(CountedJump("inner", "start", 3)),
+    )
+    graph.register_pipeline(
+        "outer",
+        ["inner"],
+        [],
+        ["start"],
+        populate=lambda pm: pm.add(CountedJump("outer", "start", 3)),
+    )
+    return graph.create_schedule(max_jumps_per_edge=max_jumps)
+
+
+def test_a_loop_cap_counts_iterations_per_entry_into_the_loop(
+    module: ir.ModuleOp,
+) -> None:
+    result = nested_loops(max_jumps=3).run(module)
+    # 4 visits of the inner loop (1 + 3 outer iterations), 4 runs of 'start' each.
+    assert Record.log == ["start"] * 16
+    assert len(result.jumps) == 4 * 3 + 3
+
+
+def test_a_loop_cap_still_stops_a_loop_that_runs_too_long(module: ir.ModuleOp) -> None:
+    with pytest.raises(JumpLimitError) as info:
+        nested_loops(max_jumps=2).run(module)
+    assert info.value.pipeline == "inner"
+
+
 def test_jump_from_a_pipeline_without_jump_targets_is_undeclared(
     module: ir.ModuleOp,
 ) -> None:

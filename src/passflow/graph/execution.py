@@ -196,6 +196,7 @@ class PipelineSchedulePass(OperationPass):
                 if self._misplaced_request(op, qualified):
                     return False
                 index += 1
+                _leave_loops(taken, schedule, index)
                 continue
             target = requested.data if isinstance(requested, StringAttr) else None
             if target is None or target not in pipeline.jump_targets:
@@ -217,8 +218,8 @@ class PipelineSchedulePass(OperationPass):
                     qualified,
                     requested,
                     f"pipeline '{qualified}' requested the jump to '{prefix}{target}' "
-                    f"again after taking it {schedule.max_jumps_per_edge} times in "
-                    f"this run of '{schedule.name}', the limit per jump edge "
+                    f"again after taking it {schedule.max_jumps_per_edge} times in a "
+                    f"row in '{schedule.name}', the limit per jump edge "
                     "(create_schedule(max_jumps_per_edge=...)); the loop does not "
                     "converge",
                 )
@@ -227,6 +228,7 @@ class PipelineSchedulePass(OperationPass):
             self.jumps_taken += 1
             self.trace.events.append(JumpTaken(qualified, prefix + target))
             index = schedule.index(target)
+            _leave_loops(taken, schedule, index)
         return True
 
     def _run_unit(
@@ -286,3 +288,19 @@ class PipelineSchedulePass(OperationPass):
         self.emit_error(self.get_operation(), message)
         target = requested.data if isinstance(requested, StringAttr) else str(requested)
         self.failure = ScheduleFailure(kind, pipeline, target)
+
+
+def _leave_loops(
+    taken: Counter[tuple[str, str]], schedule: PipelineSchedule, index: int
+) -> None:
+    """Forget the jumps of every loop the run is no longer inside.
+
+    A backward jump from `source` to `target` loops over the pipelines between
+    them; its cap counts the iterations of one visit to that loop, so that an
+    inner loop entered again by an outer one starts counting afresh.
+    """
+    for source, target in list(taken):
+        first, last = schedule.index(target), schedule.index(source)
+        if not first <= index <= last:
+            del taken[source, target]
+
