@@ -303,4 +303,3 @@ def _leave_loops(
         first, last = schedule.index(target), schedule.index(source)
         if not first <= index <= last:
             del taken[source, target]
-
