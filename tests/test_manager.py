@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 import pytest
@@ -491,3 +492,25 @@ def test_get_operation_outside_a_run_is_an_error() -> None:
 
     with pytest.raises(PassflowError, match="is not running on an operation"):
         Record().get_operation()
+
+
+@dataclass
+class Tally(OperationPass):
+    """A dataclass pass: compared by value, so not hashable."""
+
+    argument = "tally"
+    op_name = "func.func"
+    seen: list[str] = field(default_factory=lambda: list[str]())
+
+    def run_on_operation(self) -> None:
+        self.seen.append(ir.symbol_name(self.get_operation()) or "")
+
+
+def test_a_dataclass_pass_runs_like_any_other(parse: Parse) -> None:
+    pm = PassManager()
+    tally = Tally()
+    pm.nest("func.func").add(tally)
+    pm.run(parse(TWO_FUNCS))
+    pm.run(parse(TWO_FUNCS))
+    assert tally.seen == ["a", "b", "a", "b"]
+    assert tally.execution_state is None

@@ -59,11 +59,12 @@ class RunState:
     emit_pass_errors: bool = False
     remarks: RemarkEngine | None = None
     """Receives the passes' remarks (`Pass.remarks`); None: remarks are off."""
-    execution_states: dict[Pass, PassExecutionState] = field(
-        default_factory=lambda: dict[Pass, PassExecutionState]()
+    execution_states: dict[int, PassExecutionState] = field(
+        default_factory=lambda: dict[int, PassExecutionState]()
     )
-    """One `PassExecutionState` per pass, reused from op to op: cheaper than a
-    new one per dispatch, which would double the cost of dispatching."""
+    """One `PassExecutionState` per pass (by identity: a dataclass pass is not
+    hashable), reused from op to op: cheaper than a new one per dispatch, which
+    would double the cost of dispatching."""
 
     def emit(self, diagnostic: Diagnostic) -> None:
         """Record a diagnostic; inside `begin_capture` it is buffered for replay.
@@ -169,11 +170,11 @@ def run_pass(
     (its op's analyses are dropped) and is verified, its hooks fired, as in MLIR.
     """
     outer = pass_.execution_state  # set when the pass runs itself re-entrantly
-    execution = None if outer is not None else state.execution_states.get(pass_)
+    execution = None if outer is not None else state.execution_states.get(id(pass_))
     if execution is None:
         execution = PassExecutionState(op, am, state)
         if outer is None:
-            state.execution_states[pass_] = execution
+            state.execution_states[id(pass_)] = execution
     else:
         execution.op = op
         execution.analysis_manager = am
