@@ -122,9 +122,10 @@ class PassRun(Protocol):
 class PassExecutionState:
     """A pass's state while it runs on one op: MLIR's `PassExecutionState`.
 
-    The runner makes one per (pass, op) dispatch and sets it as the pass's
-    `execution_state` for the duration; the pass reads and writes it through
-    its methods (`get_operation`, `signal_pass_failure`, `mark_*_preserved`).
+    The runner sets it as the pass's `execution_state` for the duration of each
+    (pass, op) dispatch, with fresh values (one object per pass and run, reused
+    from op to op), and clears it after; the pass reads and writes it through its
+    methods (`get_operation`, `signal_pass_failure`, `mark_*_preserved`).
     """
 
     op: Operation
