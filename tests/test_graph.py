@@ -16,6 +16,7 @@ from passflow import (
     OperationPass,
     OpPassManager,
     Pass,
+    PassflowError,
     PassInstrumentation,
     PassManager,
     PassPipelineError,
@@ -1023,6 +1024,24 @@ def test_registered_schedule_runs_with_its_jumps(
         "pipeline 'b' set pipeline.jump_target = \"nowhere\", which is not one of "
         "its jump targets (a)"
     ]
+
+
+def test_a_registered_schedule_takes_its_jump_cap_as_an_option(
+    registered: PipelineSchedule, module: ir.ModuleOp
+) -> None:
+    text = "builtin.module(test-graph-loop{max-jumps=0})"
+    pm = parse_pass_pipeline(text)
+    assert str(pm) == text
+    default = "builtin.module(test-graph-loop{max-jumps=10})"
+    assert str(parse_pass_pipeline(default)) == "builtin.module(test-graph-loop)"
+    run = PassManager()
+    run.assign(pm)
+    with pytest.raises(PassPipelineError) as info:
+        run.run(module)
+    assert "again after taking it 0 times in a row" in info.value.errors[0].message
+    assert Record.log == ["a"]
+    with pytest.raises(PassflowError, match="'-1' value invalid for uint argument"):
+        parse_pass_pipeline("builtin.module(test-graph-loop{max-jumps=-1})")
 
 
 def test_passflow_opt_runs_a_registered_schedule(

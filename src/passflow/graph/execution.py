@@ -117,10 +117,19 @@ class PipelineSchedulePass(OperationPass):
     pipelines_run = Statistic("pipelines-run", "Number of pipelines run")
     jumps_taken = Statistic("jumps-taken", "Number of jumps taken")
 
-    def __init__(self, schedule: PipelineSchedule, argument: str) -> None:
+    def __init__(
+        self,
+        schedule: PipelineSchedule,
+        argument: str,
+        *,
+        registered_max_jumps: int | None = None,
+    ) -> None:
         super().__init__()
         self.schedule = schedule
         self._argument = argument
+        self.registered_max_jumps = registered_max_jumps
+        """The cap the pipeline registered as `argument` defaults to, if this pass
+        came from it: a different cap prints as `{max-jumps=N}`."""
         self.trace = ScheduleTrace()
         self.failure: ScheduleFailure | None = None
         self.current_pipeline: str | None = None
@@ -144,10 +153,17 @@ class PipelineSchedulePass(OperationPass):
         return [d for pm in self.nested_pipelines() for d in pm.dependent_dialects()]
 
     def clone(self) -> PipelineSchedulePass:
-        return PipelineSchedulePass(self.schedule.clone(), self._argument)
+        return PipelineSchedulePass(
+            self.schedule.clone(),
+            self._argument,
+            registered_max_jumps=self.registered_max_jumps,
+        )
 
     def __str__(self) -> str:
-        return self._argument
+        cap = self.schedule.max_jumps_per_edge
+        if self.registered_max_jumps is None or cap == self.registered_max_jumps:
+            return self._argument
+        return f"{self._argument}{{max-jumps={cap}}}"
 
     def pretty(self, indent: int = 0) -> str:
         """The numbered schedule under this pass's name, as `--dump-pass-pipeline`

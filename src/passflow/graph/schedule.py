@@ -19,6 +19,7 @@ from passflow.graph import export
 from passflow.graph.errors import PipelineGraphError
 from passflow.graph.execution import PipelineSchedulePass, ScheduleTrace
 from passflow.manager import OpPassManager
+from passflow.options import UNSIGNED, Option, PipelineOptions
 from passflow.pass_manager import PassManager
 
 __all__ = [
@@ -164,15 +165,27 @@ class PipelineSchedule:
 
         `builtin.module(<argument>)` then runs it from textual pipelines and
         `passflow-opt --pass-pipeline`, jumps included; each use gets its own copy
-        of the passes. Raises `RegistrationError` if the name is taken.
+        of the passes. `<argument>{max-jumps=50}` overrides the cap on each jump
+        edge (default: this schedule's `max_jumps_per_edge`). Raises
+        `RegistrationError` if the name is taken.
         """
         name = argument or self.name
+        options = _options_for(self)
 
-        def add_schedule(pm: OpPassManager) -> None:
-            pm.add(self.as_pass(name))
+        def add_schedule(pm: OpPassManager, chosen: ScheduleOptions) -> None:
+            schedule = self.clone()
+            schedule.max_jumps_per_edge = chosen.max_jumps
+            pm.add(
+                PipelineSchedulePass(
+                    schedule, name, registered_max_jumps=self.max_jumps_per_edge
+                )
+            )
 
         registry.register_pipeline(
-            name, summary or f"Run pipeline schedule '{self.name}'", add_schedule
+            name,
+            summary or f"Run pipeline schedule '{self.name}'",
+            add_schedule,
+            options=options,
         )
 
     # --- printing -------------------------------------------------------------
@@ -222,3 +235,31 @@ class PipelineSchedule:
         """The graph as indented JSON (run order, pass pipelines, dependency and
         jump edges, nested subgraphs). Deterministic, for diffing."""
         return export.to_json(self)
+
+
+class ScheduleOptions(PipelineOptions):
+    """The options of a registered pipeline schedule: `name{max-jumps=50}`."""
+
+    max_jumps = Option(
+        DEFAULT_MAX_JUMPS_PER_EDGE,
+        type=UNSIGNED,
+        argument="max-jumps",
+        help="how many times in a row each jump edge may be taken",
+    )
+
+
+def _options_for(schedule: PipelineSchedule) -> type[ScheduleOptions]:
+    """`ScheduleOptions` whose `max-jumps` defaults to the schedule's own cap."""
+    return type(
+        "ScheduleOptions",
+        (ScheduleOptions,),
+        {
+            "__doc__": ScheduleOptions.__doc__,
+            "max_jumps": Option(
+                schedule.max_jumps_per_edge,
+                type=UNSIGNED,
+                argument="max-jumps",
+                help="how many times in a row each jump edge may be taken",
+            ),
+        },
+    )
