@@ -4,6 +4,7 @@ tool of its own can use (MLIR's `PassManagerOptions.cpp`), with one rule for
 
 from __future__ import annotations
 
+import importlib.metadata
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -11,6 +12,7 @@ from typing import cast
 
 import pytest
 
+import passflow
 from passflow import PassManager
 from passflow.diagnostics import PassflowError
 from passflow.execution import ChildExecutor
@@ -404,3 +406,14 @@ def test_guide_tool_reports_errors(
 ) -> None:
     assert guide_tool()([str(source), *flags]) == 1
     assert capsys.readouterr().err == message
+
+
+def test_version_prints_passflows_and_xdsls_versions(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert opt.main(["--version"]) == 0
+    assert capsys.readouterr().out == (
+        f"passflow:\n  passflow version {passflow.__version__}\n"
+        f"  xDSL version {importlib.metadata.version('xdsl')}\n"
+    )
+    assert passflow.__version__ == importlib.metadata.version("passflow")

@@ -46,6 +46,9 @@ if TYPE_CHECKING:
         UnknownPipelineError,
     )
 
+__version__ = "0.1.0"
+"""passflow's version (the package metadata's, which reads it from here)."""
+
 _LAZY = {
     "PassKind": "passflow.builder",
     "PipelineBuilder": "passflow.builder",

@@ -26,6 +26,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import NoReturn
 
+import xdsl
+
+import passflow
 from passflow import ir, registry
 from passflow.deep_stack import call_with_deep_stack
 from passflow.diagnostics import (
@@ -210,6 +213,7 @@ def build_parser() -> FlagParser:
     )
     add_action_flags(parser)
     add_remark_flags(parser)
+    flag("--version", help="print passflow's and xDSL's versions and exit")
     flag("-h", "--help", help="show this help and exit")
     return parser
 
@@ -507,8 +511,20 @@ def print_help(parser: argparse.ArgumentParser) -> None:
     sys.stdout.write(pass_help())
 
 
+def version_text() -> str:
+    """`--version`, in mlir-opt's layout (`LLVM (http://llvm.org/):` and an
+    indented version line), with the xDSL release passflow runs on."""
+    return (
+        f"passflow:\n  passflow version {passflow.__version__}\n"
+        f"  xDSL version {xdsl.__version__}\n"
+    )
+
+
 def run(inv: Invocation) -> int:
     args = inv.args
+    if args.version:
+        sys.stdout.write(version_text())
+        return 0
     if args.help:
         print_help(build_parser())
         return 0
