@@ -237,15 +237,19 @@ class PipelineSchedule:
         return export.to_json(self)
 
 
-class ScheduleOptions(PipelineOptions):
-    """The options of a registered pipeline schedule: `name{max-jumps=50}`."""
-
-    max_jumps = Option(
-        DEFAULT_MAX_JUMPS_PER_EDGE,
+def _max_jumps_option(default: int) -> Option[int]:
+    return Option(
+        default,
         type=UNSIGNED,
         argument="max-jumps",
         help="how many times in a row each jump edge may be taken",
     )
+
+
+class ScheduleOptions(PipelineOptions):
+    """The options of a registered pipeline schedule: `name{max-jumps=50}`."""
+
+    max_jumps = _max_jumps_option(DEFAULT_MAX_JUMPS_PER_EDGE)
 
 
 def _options_for(schedule: PipelineSchedule) -> type[ScheduleOptions]:
@@ -255,11 +259,6 @@ def _options_for(schedule: PipelineSchedule) -> type[ScheduleOptions]:
         (ScheduleOptions,),
         {
             "__doc__": ScheduleOptions.__doc__,
-            "max_jumps": Option(
-                schedule.max_jumps_per_edge,
-                type=UNSIGNED,
-                argument="max-jumps",
-                help="how many times in a row each jump edge may be taken",
-            ),
+            "max_jumps": _max_jumps_option(schedule.max_jumps_per_edge),
         },
     )
