@@ -37,13 +37,11 @@ fresh interpreter, more than most pipelines.)
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import functools
 import gc
 import multiprocessing
 import os
 import signal
-import sys
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -65,6 +63,7 @@ from passflow.executors.child_run import (
     default_jobs,
     run_child,
 )
+from passflow.executors.lifetime import die_with_parent
 from passflow.executors.transfer import (
     ChangeDetector,
     Decoder,
@@ -87,7 +86,6 @@ costs; a longer one loses at most this much of its parallel time."""
 # two jobs save at most half of the rest.
 _FORK_PAYS = 2.0
 _PREFETCH = 2  # children queued per worker, so it never idles waiting for the next
-_PR_SET_PDEATHSIG = 1  # prctl(2)
 _EXIT_GRACE = 5.0  # seconds a worker whose pipe closed gets to finish exiting
 
 _in_worker = False  # set in forked workers: nested adaptors run serially there
@@ -402,16 +400,6 @@ class _ForkedRun:
                 self._lost(worker, f"timed out after {limit:g} s")
 
 
-def _die_with_parent(parent: int) -> None:
-    """Make the kernel kill this worker when the parent dies (Linux), and exit now
-    if it already did; elsewhere the closed pipe ends the worker's loop."""
-    if sys.platform.startswith("linux"):
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    if os.getppid() != parent:
-        os._exit(1)
-
-
 def _worker_main(
     conn: Connection,
     inherited: list[Connection],
@@ -421,7 +409,7 @@ def _worker_main(
     shared: list[object],
 ) -> None:
     """A worker's loop: run the child it is told, send back what changed."""
-    _die_with_parent(parent)
+    die_with_parent(parent)
     # Ctrl-C reaches the whole process group: the parent alone handles it,
     # stopping the workers, so none prints a KeyboardInterrupt of its own.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
