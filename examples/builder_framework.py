@@ -1,12 +1,22 @@
-"""Seed 003's scenario: two frameworks, one extension, no shared code.
+"""The "Pass Manager Builder" proposal's scenario: two frameworks, two extensions,
+no shared code.
 
 A framework builds its pipeline (ingress, tensor passes, bufferization, memref passes,
-lowering, with cleanups in between) and hands the builder to the extensions it found.
-The extension, `register_tpp`, knows no framework. It places a tensor pass before
-one-shot bufferization, a memref pass after it, and a pass before any Lowering pass.
-If a framework has no one-shot bufferization, the first insertion raises
-AnchorNotFoundError, every change of the attempt is undone, and the extension falls
-back to anchoring on the Bufferization kind.
+lowering, with cleanups in between), declares extension points where it invites
+additions, and loads the extensions it finds through the entry-point group
+`passflow.builder_extensions`, so it hard-codes none of them.
+
+`register_tpp` knows no framework. It places a tensor bundle before one-shot
+bufferization, its memref pass at the framework's "after-bufferization" extension
+point, and a pass before any Lowering pass. If a framework has no one-shot
+bufferization (or no such point), the first step raises AnchorNotFoundError, every
+change of the attempt is undone, and the extension falls back to anchoring on the
+Bufferization kind.
+
+`register_outline` is found by discovery: `main()` declares it in a distribution's
+metadata on `sys.path`, as installing a package that declares the entry point
+would. It puts a module pass right after a function pass, inside the framework's
+`func.func(...)` pipeline, which the builder splits around it.
 
 The passes here are stubs named like the MLIR passes they stand for; they only need
 names, kinds and constraints to show the composition.
@@ -16,11 +26,17 @@ Run: .venv/bin/python examples/builder_framework.py
 
 from __future__ import annotations
 
+import sys
+import tempfile
+from pathlib import Path
+
 from passflow import OperationPass, ir
 from passflow.builder import (
+    EXTENSION_GROUP,
     AnchorNotFoundError,
     BeforeFirst,
     Bundle,
+    Extension,
     FollowedByCleanup,
     PassKind,
     PipelineBuilder,
@@ -136,16 +152,16 @@ class TppLowerKernels(_Stub):
 
 
 def register_tpp(builder: PipelineBuilder) -> None:
-    """Seed 003's `registerDialectAndPasses`, for any framework built with kinds."""
+    """The proposal's `registerDialectAndPasses`, for any framework built with kinds."""
     packing = Bundle("tpp-packing", TppPackTensors(), TppPropagatePacks())
     try:
         with builder.extension("tpp"):  # all or nothing
             # Tensor passes: we only support one-shot bufferization.
             builder.insert_before(packing, "one-shot-bufferize")
             builder.insert_before(cleanup(), "one-shot-bufferize")
-            # Memref passes, right after it.
-            builder.insert_after(TppMemrefPass(), "one-shot-bufferize")
-            builder.insert_after(cleanup(), "tpp-memref-to-xsmm")
+            # Memref passes, where the framework invites them.
+            builder.add_at("after-bufferization", TppMemrefPass())
+            builder.add_at("after-bufferization", cleanup())
             # Before any lowering pass, whichever comes first.
             builder.insert_before(TppLowerKernels(), PassKind.LOWERING)
         return
@@ -155,10 +171,26 @@ def register_tpp(builder: PipelineBuilder) -> None:
         )
     # Without one-shot bufferization the packing is useless, but the memref pass
     # still fits after the last bufferization pass, whatever it is called.
-    with builder.extension("tpp-fallback"):
+    with builder.extension("fallback"):
         builder.insert_after(TppMemrefPass(), PassKind.BUFFERIZATION)
         builder.insert_after(cleanup(), "tpp-memref-to-xsmm")
         builder.insert_before(TppLowerKernels(), PassKind.LOWERING)
+
+
+# --- a second extension, found by discovery ---------------------------------------
+
+
+class OutlineKernels(_Stub):
+    """Outlines the legalized kernels into their own module: a module pass that must
+    run right after legalization, before the function passes that follow it."""
+
+    argument = "outline-kernels"
+    op_name = "builtin.module"
+
+
+def register_outline(builder: PipelineBuilder) -> None:
+    """Runs as extension 'outline'; the builder splits `func.func(...)` around it."""
+    builder.insert_after(OutlineKernels(), "stablehlo-legalize-to-linalg")
 
 
 # --- two frameworks that never heard of tpp --------------------------------------
@@ -172,8 +204,10 @@ def acme_cpu_pipeline() -> PipelineBuilder:
     functions = builder.nest("func.func")
     functions.add(LegalizeToLinalg())
     functions.add(FuseElementwise())
+    functions.extension_point("tensor-optimization")
     functions.add(cleanup())
     builder.add(OneShotBufferize())
+    builder.extension_point("after-bufferization")
     builder.add(cleanup())
     builder.add(BufferHoisting())
     builder.add(cleanup())
@@ -196,9 +230,25 @@ def beta_gpu_pipeline() -> PipelineBuilder:
     return builder
 
 
+def declare_outline_extension(site: Path) -> None:
+    """Declare `register_outline` under the entry-point group, in a distribution's
+    metadata in `site`, as `pip install` of a package declaring it would."""
+    info = site / "passflow_outline-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: passflow-outline\nVersion: 1.0\n"
+    )
+    (info / "entry_points.txt").write_text(
+        f"[{EXTENSION_GROUP}]\noutline = builder_framework:register_outline\n"
+    )
+    sys.path.append(str(site))
+    sys.path.append(str(Path(__file__).parent))  # where builder_framework lives
+
+
 def compose(title: str, builder: PipelineBuilder) -> None:
     print(f"=== {title} ===")
-    register_tpp(builder)
+    ran = builder.load_extensions(Extension("tpp", register_tpp))  # + discovered
+    print(f"extensions: {', '.join(ran)}")
     pm = builder.build()
     print(f"pipeline text: {pm}\n")
     print(f"build report:\n{builder.report}\n")
@@ -209,8 +259,12 @@ def compose(title: str, builder: PipelineBuilder) -> None:
 
 
 def main() -> None:
-    compose("acme-cpu: one-shot bufferization", acme_cpu_pipeline())
-    compose("beta-gpu: no one-shot bufferization, tpp falls back", beta_gpu_pipeline())
+    with tempfile.TemporaryDirectory() as site:
+        declare_outline_extension(Path(site))
+        compose("acme-cpu: one-shot bufferization", acme_cpu_pipeline())
+        compose(
+            "beta-gpu: no one-shot bufferization, tpp falls back", beta_gpu_pipeline()
+        )
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""The pipeline builder of seed 003: compose a pipeline you don't own.
+"""The pipeline builder of the "Pass Manager Builder" proposal: compose a pipeline you don't own.
 
 A framework builds its pipeline; extensions it has never seen insert their passes
 before or after a named pass or a kind of pass; ordering constraints are checked on
@@ -18,22 +18,28 @@ every change and again when the pipeline is built, not when it breaks at run tim
     pm = builder.build()                                # an ordinary PassManager
     print(builder.explain())
 
-Modules: `kinds` (PassKind), `constraints` (Requires, AfterLast, BeforeFirst,
-FollowedByCleanup), `bundles` (Bundle, cleanup), `entries` (what the builder holds),
-`search` (finding anchors, placing entries), `plan` (flattening, merging,
-collapsing), `checks` (constraint checks, cycles), `explain` (the listing),
-`pipeline` (PipelineBuilder), `errors`. The user guide is docs/builder.md.
+Modules: `kinds` (PassKind, anchors), `catalog` (the kinds of passflow's and
+xDSL's passes, `tag_kinds`), `constraints` (Requires, AfterLast, BeforeFirst,
+FollowedByCleanup, PrecededByCleanup), `bundles` (Bundle, cleanup), `entries` (what
+the builder holds), `tree` (back-pointers, order keys, anchor indexes, undo),
+`search` (finding anchors, placing entries, splitting nests), `plan` (flattening,
+merging, collapsing), `checks` (the full evaluation, cycles), `quick` (the
+incremental check), `explain` (the listing), `discovery` (extensions by entry
+point), `pipeline` (PipelineBuilder), `errors`. The user guide is docs/builder.md.
 """
 
 from passflow.builder.bundles import Bundle, cleanup
+from passflow.builder.catalog import KIND_TABLE, UNKNOWN, tag_kinds
 from passflow.builder.constraints import (
     AfterLast,
     BeforeFirst,
     Constraint,
     FollowedByCleanup,
+    PrecededByCleanup,
     Requires,
     Violation,
 )
+from passflow.builder.discovery import EXTENSION_GROUP, Extension, discover_extensions
 from passflow.builder.errors import (
     AmbiguousAnchorError,
     AnchorNotFoundError,
@@ -42,12 +48,15 @@ from passflow.builder.errors import (
     OrderingError,
     OrderingWarning,
 )
-from passflow.builder.kinds import STANDARD_KINDS, Anchor, PassKind
+from passflow.builder.kinds import STANDARD_KINDS, Anchor, InBundle, PassKind
 from passflow.builder.pipeline import BuildReport, PipelineBuilder
 from passflow.builder.search import Occurrence
 
 __all__ = [
+    "EXTENSION_GROUP",
+    "KIND_TABLE",
     "STANDARD_KINDS",
+    "UNKNOWN",
     "AfterLast",
     "AmbiguousAnchorError",
     "Anchor",
@@ -58,13 +67,18 @@ __all__ = [
     "Bundle",
     "Constraint",
     "ContradictionError",
+    "Extension",
     "FollowedByCleanup",
+    "InBundle",
     "Occurrence",
     "OrderingError",
     "OrderingWarning",
     "PassKind",
     "PipelineBuilder",
+    "PrecededByCleanup",
     "Requires",
     "Violation",
     "cleanup",
+    "discover_extensions",
+    "tag_kinds",
 ]

@@ -12,6 +12,7 @@ collapsed into one, and the build report says so.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 from passflow.builder.errors import BuilderError
 from passflow.manager import Nesting, OpPassManager, OpToOpPassAdaptor
@@ -59,8 +60,13 @@ class Bundle:
         object.__setattr__(self, "passes", tuple(members))
 
 
+@cache
 def cleanup() -> Bundle:
-    """The standard cleanup bundle, `canonicalize` then `cse` (LLVM's addCleanupPasses)."""
+    """The standard cleanup bundle, `canonicalize` then `cse` (LLVM's addCleanupPasses).
+
+    The one template is shared (a bundle is immutable, and placing it copies its
+    passes), so calling it in a loop parses nothing twice.
+    """
     return Bundle("cleanup", "canonicalize", "cse")
 
 

@@ -8,12 +8,14 @@ satisfy such a set of constraints, so `ContradictionError` reports the whole cha
 instead of one of the violations the cycle causes.
 
 Only what the passes present prove is reported while the pipeline is still being
-built. The one exception is a pass that needs a cleanup and is still the last pass:
-the next call may add that cleanup, so the check waits for `build()`.
+built. The one exception is a pass that needs a cleanup and has none after it: any
+later call may append one (the need is "eventually"), so the check waits for
+`build()`.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
@@ -23,11 +25,19 @@ from passflow.builder.constraints import (
     BeforeFirst,
     Constraint,
     FollowedByCleanup,
+    PrecededByCleanup,
     Requires,
     Violation,
     ordering_of,
 )
-from passflow.builder.kinds import Anchor, PassKind, anchor_code, anchor_noun, matches
+from passflow.builder.entries import entry_matches
+from passflow.builder.kinds import (
+    Anchor,
+    PassKind,
+    anchor_code,
+    anchor_key,
+    anchor_noun,
+)
 from passflow.builder.plan import Plan, Slot
 from passflow.diagnostics import Severity
 
@@ -106,7 +116,13 @@ def evaluate(plan: Plan, rules: Sequence[Rule], weak: Severity) -> Evaluation:
             for slot in index.matching(rule.subject)
         )
     checks.sort(key=lambda c: c.subject.number)
-    return Evaluation(plan, tuple(checks), _find_cycle(plan.slots, checks, index))
+    # Satisfied constraints are edges that run forward, which cannot form a cycle.
+    cycle = (
+        _find_cycle(plan.slots, checks, index)
+        if any(c.broken and not c.pending for c in checks)
+        else ()
+    )
+    return Evaluation(plan, tuple(checks), cycle)
 
 
 class _Index:
@@ -114,15 +130,42 @@ class _Index:
 
     def __init__(self, slots: list[Slot]) -> None:
         self._slots = slots
-        self._cache: dict[tuple[bool, str], list[Slot]] = {}
+        self._cache: dict[object, tuple[list[Slot], list[int]]] = {}
+        self._next_cleanup: list[Slot | None] | None = None
 
-    def matching(self, anchor: Anchor) -> list[Slot]:
-        key = (isinstance(anchor, PassKind), str(anchor))
+    def _lookup(self, anchor: Anchor) -> tuple[list[Slot], list[int]]:
+        key = anchor_key(anchor)
         found = self._cache.get(key)
         if found is None:
-            found = [s for s in self._slots if matches(anchor, s.entry.pass_, s.kinds)]
+            slots = [s for s in self._slots if entry_matches(anchor, s.entry)]
+            found = (slots, [s.number for s in slots])
             self._cache[key] = found
         return found
+
+    def matching(self, anchor: Anchor) -> list[Slot]:
+        """The passes matching `anchor`, in run order."""
+        return self._lookup(anchor)[0]
+
+    def around(self, anchor: Anchor, subject: Slot) -> tuple[list[Slot], list[Slot]]:
+        """The first and last matches before `subject`, and after it (binary search)."""
+        slots, numbers = self._lookup(anchor)
+        low = bisect_left(numbers, subject.number)
+        high = bisect_right(numbers, subject.number)
+        earlier = [slots[i] for i in sorted({0, low - 1}) if 0 <= i < low]
+        later = [
+            slots[i] for i in sorted({high, len(slots) - 1}) if high <= i < len(slots)
+        ]
+        return earlier, later
+
+    def next_cleanup(self, position: int) -> Slot | None:
+        """The first Cleanup pass at `position` or after, in the plan's slots."""
+        if self._next_cleanup is None:
+            table: list[Slot | None] = [None] * (len(self._slots) + 1)
+            for i in range(len(self._slots) - 1, -1, -1):
+                slot = self._slots[i]
+                table[i] = slot if PassKind.CLEANUP in slot.kinds else table[i + 1]
+            self._next_cleanup = table
+        return self._next_cleanup[min(position, len(self._slots))]
 
     def others(self, anchor: Anchor, subject: Slot) -> list[Slot]:
         return [s for s in self.matching(anchor) if s is not subject]
@@ -141,17 +184,15 @@ def _check(
     slots: list[Slot],
 ) -> Check:
     severity = Severity.ERROR if constraint.strong else weak
-    if isinstance(constraint, FollowedByCleanup):
-        return _check_cleanup(subject, constraint, source, severity, slots)
+    if isinstance(constraint, FollowedByCleanup | PrecededByCleanup):
+        return _check_cleanup(subject, constraint, source, severity, slots, index)
     head = subject.describe()
     tail = f"[{constraint}, {source}]"
     name = subject.display
     anchor = constraint.anchor
     noun = anchor_noun(anchor)
     code = anchor_code(anchor)
-    others = index.others(anchor, subject)
-    earlier = [s for s in others if s.number < subject.number]
-    later = [s for s in others if s.number > subject.number]
+    earlier, later = index.around(anchor, subject)  # first and last of each side
 
     def ok(detail: str, witness: Slot | None) -> Check:
         return Check(subject, constraint, source, severity, False, detail, "", witness)
@@ -212,12 +253,28 @@ def _check(
 
 def _check_cleanup(
     subject: Slot,
+    constraint: FollowedByCleanup | PrecededByCleanup,
+    source: str,
+    severity: Severity,
+    slots: list[Slot],
+    index: _Index,
+) -> Check:
+    """Dispatch to the check of one of the two cleanup constraints."""
+    if isinstance(constraint, PrecededByCleanup):
+        return _check_preceded(subject, constraint, source, severity, slots)
+    return _check_followed(subject, constraint, source, severity, slots, index)
+
+
+def _check_followed(
+    subject: Slot,
     constraint: FollowedByCleanup,
     source: str,
     severity: Severity,
     slots: list[Slot],
+    index: _Index,
 ) -> Check:
-    """A Cleanup must come after the subject (after its bundle's last non-Cleanup pass)."""
+    """A Cleanup must run, eventually, after the subject (past its own bundle's
+    non-Cleanup members)."""
     last = subject.number - 1
     if subject.bundle is not None:
         for position in range(last + 1, len(slots)):
@@ -228,6 +285,17 @@ def _check_cleanup(
                 last = position
     tail = f"[{constraint}, {source}]"
     name = subject.entry.pass_.argument or subject.display
+    cleanup = index.next_cleanup(last + 1)
+    if cleanup is not None:
+        return Check(
+            subject,
+            constraint,
+            source,
+            severity,
+            False,
+            f"cleaned up by #{cleanup.number} {cleanup.display}",
+            witness=cleanup,
+        )
     if last + 1 == len(slots):
         return Check(
             subject,
@@ -240,16 +308,54 @@ def _check_cleanup(
             "nothing runs after it.\n  fix: add cleanup() at the end of the pipeline",
             pending=True,
         )
-    following = slots[last + 1]
-    if PassKind.CLEANUP in following.kinds:
+    final = slots[-1]
+    return Check(
+        subject,
+        constraint,
+        source,
+        severity,
+        True,
+        "no Cleanup pass runs after it",
+        f"{subject.describe()} should be followed by a Cleanup pass, eventually "
+        f"{tail}, but none runs after it, up to the last pass {final.describe()}."
+        f'\n  fix: insert a cleanup after it, e.g. insert_after(cleanup(), "{name}"), '
+        "or add cleanup() at the end of the pipeline",
+        pending=True,
+    )
+
+
+def _check_preceded(
+    subject: Slot,
+    constraint: PrecededByCleanup,
+    source: str,
+    severity: Severity,
+    slots: list[Slot],
+) -> Check:
+    """The pass right before the subject must be a Cleanup pass."""
+    tail = f"[{constraint}, {source}]"
+    name = subject.entry.pass_.argument or subject.display
+    fix = f'\n  fix: insert a cleanup right before it, e.g. insert_before(cleanup(), "{name}")'
+    if subject.number == 1:
+        return Check(
+            subject,
+            constraint,
+            source,
+            severity,
+            True,
+            "nothing runs before it",
+            f"{subject.describe()} should be preceded by a Cleanup pass {tail}, but "
+            f"it runs first.{fix}",
+        )
+    previous = slots[subject.number - 2]
+    if PassKind.CLEANUP in previous.kinds:
         return Check(
             subject,
             constraint,
             source,
             severity,
             False,
-            f"cleaned up by #{following.number} {following.display}",
-            witness=following,
+            f"cleaned up by #{previous.number} {previous.display}",
+            witness=previous,
         )
     return Check(
         subject,
@@ -257,12 +363,10 @@ def _check_cleanup(
         source,
         severity,
         True,
-        f"#{following.number} {following.display} runs next",
-        f"{subject.describe()} should be followed by a Cleanup pass before any other "
-        f"pass {tail}, but {following.describe()} runs next.\n  fix: insert a "
-        f'cleanup between them, e.g. insert_after(cleanup(), "{name}"), or place '
-        f"'{following.display}' after a cleanup",
-        offender=following,
+        f"#{previous.number} {previous.display} runs right before it",
+        f"{subject.describe()} should be preceded by a Cleanup pass {tail}, but "
+        f"{previous.describe()} runs right before it.{fix}",
+        offender=previous,
     )
 
 

@@ -10,7 +10,8 @@ after every change to the builder and again by `build()`.
 | `Requires(X)`           | at least one X pass runs before this pass           | strong   |
 | `AfterLast(X)`          | no X pass runs after this pass                      | weak     |
 | `BeforeFirst(X)`        | no X pass runs before this pass                     | weak     |
-| `FollowedByCleanup()`   | a Cleanup pass runs before the next other pass      | weak     |
+| `FollowedByCleanup()`   | a Cleanup pass runs after this pass, eventually     | weak     |
+| `PrecededByCleanup()`   | the pass right before this one is a Cleanup pass    | weak     |
 
 A strong constraint is broken when there is no X pass at all; it is always an error.
 A weak one holds trivially when no X pass is present, and its severity is the
@@ -23,15 +24,17 @@ from dataclasses import dataclass
 from typing import ClassVar, TypeAlias, cast
 
 from passflow.builder.errors import BuilderError
-from passflow.builder.kinds import Anchor, anchor_code
+from passflow.builder.kinds import Anchor, anchor_code, is_anchor
 from passflow.diagnostics import Severity
 from passflow.pass_base import Pass
 
 __all__ = [
+    "CONSTRAINT_TYPES",
     "AfterLast",
     "BeforeFirst",
     "Constraint",
     "FollowedByCleanup",
+    "PrecededByCleanup",
     "Requires",
     "Violation",
 ]
@@ -42,13 +45,16 @@ class Requires:
     """At least one pass matching `anchor` must run before the constrained pass.
 
     Use it for a real prerequisite. A memref pass placed before any bufferization
-    finds nothing to do and still succeeds, which is the silent failure seed 003
+    finds nothing to do and still succeeds, which is the silent failure the "Pass Manager Builder" proposal
     wants caught when the pipeline is built. The constraint is strong: a pipeline
     with no such pass at all is an error too.
     """
 
     anchor: Anchor
     strong: ClassVar[bool] = True
+
+    def __post_init__(self) -> None:
+        _check_anchor("Requires", self.anchor)
 
     def __str__(self) -> str:
         return f"Requires({anchor_code(self.anchor)})"
@@ -58,12 +64,15 @@ class Requires:
 class AfterLast:
     """If passes matching `anchor` are present, the constrained pass runs after all of them.
 
-    This is the interval reading of kinds in seed 003: "my pass runs after the last
+    This is the interval reading of kinds in the "Pass Manager Builder" proposal: "my pass runs after the last
     X". The constraint is weak, so a pipeline without any X pass satisfies it.
     """
 
     anchor: Anchor
     strong: ClassVar[bool] = False
+
+    def __post_init__(self) -> None:
+        _check_anchor("AfterLast", self.anchor)
 
     def __str__(self) -> str:
         return f"AfterLast({anchor_code(self.anchor)})"
@@ -80,17 +89,22 @@ class BeforeFirst:
     anchor: Anchor
     strong: ClassVar[bool] = False
 
+    def __post_init__(self) -> None:
+        _check_anchor("BeforeFirst", self.anchor)
+
     def __str__(self) -> str:
         return f"BeforeFirst({anchor_code(self.anchor)})"
 
 
 @dataclass(frozen=True)
 class FollowedByCleanup:
-    """A Cleanup pass must run after this pass, before any pass that is not a Cleanup.
+    """A Cleanup pass must run after this pass, eventually, not necessarily next.
 
-    This is seed 003's weak ordering: a transform should be cleaned up afterwards.
-    For a pass inside a bundle, "after" means after the bundle's last non-Cleanup
-    member, because a bundle keeps its passes together on purpose.
+    This is the proposal's weak ordering: "a transform pass should be cleaned up
+    afterwards ... not necessarily immediately after". Other passes may run in
+    between, so adjacent bundles can share one cleanup. A pass that needs clean IR
+    says so with `PrecededByCleanup()`. For a pass inside a bundle, "after" means
+    after the bundle's last non-Cleanup member.
     """
 
     strong: ClassVar[bool] = False
@@ -99,10 +113,42 @@ class FollowedByCleanup:
         return "FollowedByCleanup()"
 
 
-Constraint: TypeAlias = Requires | AfterLast | BeforeFirst | FollowedByCleanup
-"""Any of the four ordering constraints."""
+@dataclass(frozen=True)
+class PrecededByCleanup:
+    """The pass right before this one must be a Cleanup pass: it needs clean IR.
 
-_CONSTRAINT_TYPES = (Requires, AfterLast, BeforeFirst, FollowedByCleanup)
+    The proposal's other cleanup need: "the one after needs canonicalization to
+    happen before it runs". Unlike `FollowedByCleanup`, this is immediate, since
+    any other pass in between may leave work that a cleanup would have removed.
+    """
+
+    strong: ClassVar[bool] = False
+
+    def __str__(self) -> str:
+        return "PrecededByCleanup()"
+
+
+def _check_anchor(name: str, anchor: object) -> None:
+    if not is_anchor(anchor):
+        raise BuilderError(
+            f"{name}({anchor!r}): expected an anchor: a pass argument, a PassKind, "
+            f"a pass class or an InBundle; fix: e.g. {name}(PassKind.BUFFERIZATION) "
+            f'or {name}("cse")'
+        )
+
+
+Constraint: TypeAlias = (
+    Requires | AfterLast | BeforeFirst | FollowedByCleanup | PrecededByCleanup
+)
+"""Any of the five ordering constraints."""
+
+CONSTRAINT_TYPES = (
+    Requires,
+    AfterLast,
+    BeforeFirst,
+    FollowedByCleanup,
+    PrecededByCleanup,
+)
 
 
 def ordering_of(pass_: Pass) -> tuple[Constraint, ...]:
@@ -110,12 +156,13 @@ def ordering_of(pass_: Pass) -> tuple[Constraint, ...]:
     declared: object = getattr(type(pass_), "ordering", ())
     if isinstance(declared, tuple | list):
         items = cast("tuple[object, ...] | list[object]", declared)
-        constraints = [c for c in items if isinstance(c, _CONSTRAINT_TYPES)]
+        constraints = [c for c in items if isinstance(c, CONSTRAINT_TYPES)]
         if len(constraints) == len(items):
             return tuple(constraints)
     raise BuilderError(
         f"pass class {type(pass_).__name__} declares ordering={declared!r}, which is "
-        "not a tuple of Requires, AfterLast, BeforeFirst or FollowedByCleanup; fix the "
+        "not a tuple of Requires, AfterLast, BeforeFirst, FollowedByCleanup or "
+        "PrecededByCleanup; fix the "
         "class attribute, e.g. ordering = (Requires(PassKind.BUFFERIZATION),)"
     )
 

@@ -3,7 +3,7 @@
 A `Level` is one pipeline (the root, or a nested `func.func(...)`), holding an
 ordered sequence of entries. An entry is a pass, a bundle or a nested level. Entries
 are compared by identity and never by index, so an insertion somewhere cannot make
-another caller's position stale. That is the linked list of seed 003; a Python list
+another caller's position stale. That is the linked list of the "Pass Manager Builder" proposal; a Python list
 gives it with less code, because every operation has to search for its anchor anyway.
 """
 
@@ -13,7 +13,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from passflow.builder.bundles import Bundle, passes_from_text
-from passflow.builder.kinds import kinds_of
+from passflow.builder.catalog import kinds_generation, kinds_of
+from passflow.builder.errors import BuilderError
+from passflow.builder.kinds import Anchor, matches
 from passflow.manager import OpToOpPassAdaptor
 from passflow.pass_base import Pass
 
@@ -24,7 +26,9 @@ __all__ = [
     "NestedEntry",
     "Origin",
     "PassEntry",
+    "PointEntry",
     "entries_from",
+    "entry_matches",
     "pass_entries",
 ]
 
@@ -47,10 +51,23 @@ class PassEntry:
     pass_: Pass
     origin: Origin
     tags: tuple[str, ...] = ()
-    kinds: frozenset[str] = field(init=False)
+    _kinds: tuple[int, frozenset[str]] = field(init=False, repr=False)
+    key: float = field(init=False, default=0.0)
+    """Its place in run order: larger runs later (kept by `tree.Tree`)."""
+    home: Level | BundleEntry | None = field(init=False, default=None, repr=False)
+    """The level or bundle holding it (kept by `tree.Tree`)."""
 
     def __post_init__(self) -> None:
-        self.kinds = kinds_of(self.pass_) | frozenset(self.tags)
+        self._kinds = (kinds_generation(), kinds_of(self.pass_) | frozenset(self.tags))
+
+    @property
+    def kinds(self) -> frozenset[str]:
+        """Its class's kinds, the kind table's, `tag_kinds` tags and `tags`."""
+        generation, kinds = self._kinds
+        if generation != kinds_generation():
+            kinds = kinds_of(self.pass_) | frozenset(self.tags)
+            self._kinds = (kinds_generation(), kinds)
+        return kinds
 
     @property
     def op_name(self) -> str | None:
@@ -64,6 +81,7 @@ class BundleEntry:
     name: str
     members: list[PassEntry]
     origin: Origin
+    home: Level | None = field(init=False, default=None, repr=False)
 
     def signature(self) -> tuple[str, ...]:
         """What the bundle runs, options included; equal signatures are duplicates."""
@@ -76,13 +94,34 @@ class NestedEntry:
 
     level: Level
     origin: Origin
+    home: Level | None = field(init=False, default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        self.level.owner = self
 
     @property
     def op_name(self) -> str | None:
         return None if self.level.anchor == "any" else self.level.anchor
 
 
-Entry = PassEntry | BundleEntry | NestedEntry
+@dataclass(eq=False)
+class PointEntry:
+    """An extension point: a named place, possibly empty, where extensions add passes.
+
+    It runs nothing itself. Passes added at it go right before it, so they run in
+    the order they were added, and the point stays after them for the next ones.
+    """
+
+    name: str
+    origin: Origin
+    home: Level | None = field(init=False, default=None, repr=False)
+
+    @property
+    def op_name(self) -> str | None:
+        return None
+
+
+Entry = PassEntry | BundleEntry | NestedEntry | PointEntry
 
 
 @dataclass(eq=False)
@@ -91,10 +130,12 @@ class Level:
 
     anchor: str
     entries: list[Entry] = field(default_factory=lambda: list[Entry]())
+    owner: NestedEntry | None = field(default=None, repr=False)
+    """The nested entry that holds this level; None for the root."""
 
     def position(self, entry: Entry) -> int:
-        """The index of `entry` (by identity) in this level."""
-        return next(i for i, e in enumerate(self.entries) if e is entry)
+        """The index of `entry` in this level (entries compare by identity)."""
+        return self.entries.index(entry)
 
 
 def entries_from(
@@ -115,6 +156,12 @@ def _entries_for_pass(
         return [PassEntry(pass_, origin, tags)]
     nested: list[Entry] = []
     for manager in pass_.managers:
+        if manager.recursive:
+            raise BuilderError(
+                f"the nested pipeline '{manager}' runs on ops at any depth, which the "
+                "builder cannot place relative to other passes; fix: build it with "
+                "OpPassManager and add the passes around it there"
+            )
         level = Level(manager.anchor)
         for inner in manager.passes:
             level.entries.extend(_entries_for_pass(inner, origin, tags))
@@ -129,5 +176,12 @@ def pass_entries(entries: list[Entry]) -> Iterator[PassEntry]:
             yield entry
         elif isinstance(entry, BundleEntry):
             yield from entry.members
-        else:
+        elif isinstance(entry, NestedEntry):
             yield from pass_entries(entry.level.entries)
+
+
+def entry_matches(anchor: Anchor, entry: PassEntry) -> bool:
+    """Whether the anchor looks for this pass (by argument, kind, class or bundle)."""
+    home = entry.home
+    bundle = home.name if isinstance(home, BundleEntry) else None
+    return matches(anchor, entry.pass_, entry.kinds, bundle)

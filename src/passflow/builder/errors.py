@@ -1,7 +1,7 @@
 """The builder's errors and its warning category.
 
 Every message names what was asked for and what the pipeline holds, and ends with a
-line that starts with "fix:". Extensions catch these errors to fall back, as seed 003's
+line that starts with "fix:". Extensions catch these errors to fall back, as the "Pass Manager Builder" proposal's
 `registerDialectAndPasses` example does when a framework has no one-shot bufferization:
 
     PassflowError
@@ -61,7 +61,7 @@ class AmbiguousAnchorError(BuilderError):
     """`replace` or `remove` matched several passes and no occurrence was given.
 
     Destructive edits must say which pass they mean. Insertions do not need to,
-    because seed 003 gives them a rule: before the first occurrence, after the last.
+    because the "Pass Manager Builder" proposal gives them a rule: before the first occurrence, after the last.
     """
 
 

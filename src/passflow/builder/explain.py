@@ -13,13 +13,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from passflow.builder.checks import Check, Evaluation
+from passflow.builder.entries import BundleEntry, PassEntry
+from passflow.builder.plan import pass_label
 
 __all__ = ["render"]
 
 _INDENT = " " * 7
 
 
-def render(evaluation: Evaluation, history: Sequence[str]) -> str:
+def render(
+    evaluation: Evaluation,
+    history: Sequence[str],
+    splits: Sequence[str],
+    points: Sequence[str] = (),
+) -> str:
     plan = evaluation.plan
     count = f"{len(plan.slots)} pass{'es' * (len(plan.slots) != 1)}"
     lines = [f"{count} on '{plan.anchor}', in execution order:"]
@@ -35,7 +42,7 @@ def render(evaluation: Evaluation, history: Sequence[str]) -> str:
         bundle = "" if slot.bundle is None else f", in bundle '{slot.bundle.name}'"
         lines.append(f"{_INDENT}placed by {slot.entry.origin}{bundle}")
         lines.extend(
-            f"{_INDENT}stands for the identical bundle '{other.name}' placed by "
+            f"{_INDENT}stands for the identical {_name(other)} placed by "
             f"{other.origin} (collapsed)"
             for other in slot.stands_for
         )
@@ -50,6 +57,8 @@ def render(evaluation: Evaluation, history: Sequence[str]) -> str:
             for check in served.get(id(slot), [])
         )
     _section(lines, "build notes", plan.notes)
+    _section(lines, "extension points", points)
+    _section(lines, "nested pipelines split", splits)
     _section(lines, "removed and replaced", history)
     _section(
         lines,
@@ -58,6 +67,12 @@ def render(evaluation: Evaluation, history: Sequence[str]) -> str:
     )
     _section(lines, "contradiction (a cycle no order can satisfy)", evaluation.cycle)
     return "\n".join(lines)
+
+
+def _name(entry: BundleEntry | PassEntry) -> str:
+    if isinstance(entry, BundleEntry):
+        return f"bundle '{entry.name}'"
+    return f"'{pass_label(entry.pass_)}'"
 
 
 def _section(lines: list[str], title: str, items: Sequence[str]) -> None:

@@ -1,6 +1,6 @@
 """Pass kinds: labels for what a pass does, so that extensions can anchor on them.
 
-Seed 003 proposes kinds rather than stages. A stage is a block of the pipeline that
+the "Pass Manager Builder" proposal proposes kinds rather than stages. A stage is a block of the pipeline that
 every framework would have to agree on. A kind is a property of a pass. The passes of
 one kind form an interval of the pipeline (from the first pass of that kind to the
 last), and intervals of different kinds may overlap. An extension that needs "before
@@ -10,12 +10,15 @@ exact pass names a framework uses.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import ClassVar, TypeAlias, cast
 
-from passflow.builder.errors import BuilderError
-from passflow.pass_base import Pass
+from xdsl.passes import ModulePass
 
-__all__ = ["STANDARD_KINDS", "Anchor", "PassKind"]
+from passflow.pass_base import Pass
+from passflow.xdsl_passes import XDSLPass
+
+__all__ = ["STANDARD_KINDS", "Anchor", "InBundle", "PassKind"]
 
 
 class PassKind(str):
@@ -26,7 +29,7 @@ class PassKind(str):
     takes an anchor, a PassKind means "the passes of this kind" and a plain string
     means "the passes with this argument". That distinction is the only reason this
     class exists. Any string can be a kind: `PassKind("Vectorization")` is as valid as
-    the eight standard kinds from seed 003 below.
+    the eight standard kinds from the "Pass Manager Builder" proposal below.
     """
 
     __slots__ = ()
@@ -76,47 +79,89 @@ PassKind.LOWERING = PassKind("Lowering")
 PassKind.CLEANUP = PassKind("Cleanup")
 
 STANDARD_KINDS: tuple[PassKind, ...] = tuple(PassKind(name) for name in _CONSTANT_NAMES)
-"""Seed 003's eight kinds, in the order a pipeline usually reaches them."""
+"""the "Pass Manager Builder" proposal's eight kinds, in the order a pipeline usually reaches them."""
 
-Anchor: TypeAlias = "str | PassKind"
+
+@dataclass(frozen=True)
+class InBundle:
+    """An anchor on the passes of the bundles named `name`: `InBundle("tpp-packing")`.
+
+    Anchoring on a bundle's member places around the whole bundle, so
+    `insert_after(p, InBundle("cleanup"))` goes after the last cleanup bundle, and
+    an extension can name a framework's bundle without knowing what is in it.
+    """
+
+    name: str
+
+    @property
+    def __name__(self) -> str:
+        return f'InBundle("{self.name}")'
+
+
+Anchor: TypeAlias = "str | PassKind | type[Pass] | type[ModulePass] | InBundle"
 """What insert_before, insert_after, replace, remove and the constraints search for.
 
-A plain string matches the passes with that argument (`"one-shot-bufferize"`), and a
-`PassKind` matches the passes of that kind (`PassKind.LOWERING`).
+A plain string matches the passes with that argument (`"one-shot-bufferize"`), a
+`PassKind` the passes of that kind (`PassKind.LOWERING`), and a pass class its
+instances, subclasses included (`OneShotBufferize`, the "Pass Manager Builder"
+proposal's `addBeforePass<New, Old>`). An xDSL `ModulePass` class matches the
+adapter that runs it, and `InBundle("name")` the members of the bundles so named.
 """
 
 
-def kinds_of(pass_: Pass) -> frozenset[str]:
-    """The kinds a pass class declares in its `kinds` attribute (none by default)."""
-    declared: object = getattr(type(pass_), "kinds", ())
-    if isinstance(declared, tuple | list):
-        items = cast("tuple[object, ...] | list[object]", declared)
-        kinds = [kind for kind in items if isinstance(kind, str)]
-        if len(kinds) == len(items):
-            return frozenset(str(kind) for kind in kinds)
-    raise BuilderError(
-        f"pass class {type(pass_).__name__} declares kinds={declared!r}, which is "
-        "not a tuple of strings; fix the class attribute, e.g. "
-        "kinds = (PassKind.LOWERING,)"
-    )
+def is_anchor(anchor: object) -> bool:
+    """Whether `anchor` is something the builder can search for."""
+    if isinstance(anchor, str):
+        return bool(anchor)
+    if isinstance(anchor, InBundle):
+        return bool(anchor.name)
+    return isinstance(anchor, type) and issubclass(anchor, Pass | ModulePass)
 
 
-def matches(anchor: Anchor, pass_: Pass, kinds: frozenset[str]) -> bool:
-    """Whether a pass with these kinds is one the anchor looks for."""
+def matches(
+    anchor: Anchor, pass_: Pass, kinds: frozenset[str], bundle: str | None = None
+) -> bool:
+    """Whether a pass with these kinds, in the bundle so named, is one the anchor
+    looks for."""
     if isinstance(anchor, PassKind):
         return anchor in kinds
-    return bool(anchor) and pass_.argument == anchor
+    if isinstance(anchor, str):
+        return bool(anchor) and pass_.argument == anchor
+    if isinstance(anchor, InBundle):
+        return bundle == anchor.name
+    if isinstance(pass_, anchor):
+        return True
+    return isinstance(pass_, XDSLPass) and issubclass(pass_.xdsl_class, anchor)
+
+
+def anchor_key(anchor: Anchor) -> object:
+    """A key that tells anchors apart: a kind, an argument and a class never collide."""
+    if isinstance(anchor, str):
+        return (isinstance(anchor, PassKind), str(anchor))
+    return anchor
+
+
+def anchor_text(anchor: Anchor) -> str:
+    """The anchor as a plain string: the argument, the kind or the class name."""
+    return str(anchor) if isinstance(anchor, str) else anchor.__name__
 
 
 def anchor_code(anchor: Anchor) -> str:
-    """The anchor as it is written in code: `"cse"` or `PassKind.LOWERING`."""
+    """The anchor as it is written in code: `"cse"`, `PassKind.LOWERING` or `CSE`."""
     if isinstance(anchor, PassKind):
         return repr(anchor)
-    return f'"{anchor}"'
+    if isinstance(anchor, str):
+        return f'"{anchor}"'
+    given = cast(object, anchor)  # callers may be untyped; messages must not fail
+    return anchor.__name__ if isinstance(given, type) else repr(given)
 
 
 def anchor_noun(anchor: Anchor) -> str:
-    """The anchor in prose: `'cse' pass` or `Lowering pass`."""
+    """The anchor in prose: `'cse' pass`, `Lowering pass` or `CSE pass`."""
     if isinstance(anchor, PassKind):
         return f"{anchor} pass"
-    return f"'{anchor}' pass"
+    if isinstance(anchor, str):
+        return f"'{anchor}' pass"
+    if isinstance(anchor, InBundle):
+        return f"pass of a bundle '{anchor.name}'"
+    return f"{anchor.__name__} pass"

@@ -1,4 +1,4 @@
-"""PipelineBuilder: compose a pipeline from pieces whose authors never meet (seed 003).
+"""PipelineBuilder: compose a pipeline from pieces whose authors never meet (MLIR's "Pass Manager Builder" proposal).
 
 A framework builds its pipeline with `add`, `nest` and bundles, and then hands the
 builder to extensions. An extension places its passes relative to passes it can
@@ -20,50 +20,54 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TypeAlias, cast
 
-from passflow.builder.bundles import Bundle
-from passflow.builder.checks import Evaluation, Rule, evaluate
+from passflow.builder.bundles import Bundle, cleanup
+from passflow.builder.checks import Check, Evaluation, Rule, evaluate
 from passflow.builder.constraints import (
-    AfterLast,
-    BeforeFirst,
+    CONSTRAINT_TYPES,
     Constraint,
     FollowedByCleanup,
-    Requires,
+    PrecededByCleanup,
     Violation,
 )
+from passflow.builder.discovery import EXTENSION_GROUP, Extension, discover_extensions
 from passflow.builder.entries import (
-    BundleEntry,
     Entry,
     Level,
     NestedEntry,
     Origin,
     PassEntry,
+    PointEntry,
     entries_from,
     pass_entries,
 )
 from passflow.builder.errors import (
+    AnchorNotFoundError,
     BuilderError,
     ContradictionError,
     OrderingError,
     OrderingWarning,
 )
 from passflow.builder.explain import render
-from passflow.builder.kinds import Anchor, anchor_code, matches
+from passflow.builder.kinds import Anchor, anchor_code, is_anchor
 from passflow.builder.plan import make_plan
+from passflow.builder.quick import quick_check
 from passflow.builder.search import (
     Occurrence,
     Site,
-    find_sites,
+    boundary,
+    matching_in,
     misfit,
     placement,
     select,
     unwrap,
 )
+from passflow.builder.tree import Tree
 from passflow.diagnostics import Severity
 from passflow.ir import Context
 from passflow.manager import OpPassManager
 from passflow.pass_base import Pass
 from passflow.pass_manager import PassManager
-from passflow.pipeline_text import parse_pipeline_elements
+from passflow.pipeline_text import parse_pass_pipeline, parse_pipeline_elements
 
 __all__ = ["BuildReport", "PipelineBuilder"]
 
@@ -99,10 +103,22 @@ class _Shared:
     rules: list[Rule] = field(default_factory=lambda: list[Rule]())
     extensions: list[str] = field(default_factory=lambda: list[str]())
     history: list[str] = field(default_factory=lambda: list[str]())
+    splits: list[str] = field(default_factory=lambda: list[str]())
     warned: set[tuple[object, ...]] = field(
         default_factory=lambda: set[tuple[object, ...]]()
     )
     report: BuildReport | None = None
+    auto_cleanup: Bundle | None = None
+    has_broken: bool = False
+    """The last full evaluation found broken weak constraints (warned about)."""
+    marks: list[tuple[int, int, int, dict[str, PointEntry]]] = field(
+        default_factory=lambda: list[tuple[int, int, int, dict[str, PointEntry]]]()
+    )
+    points: dict[str, PointEntry] = field(default_factory=lambda: {})
+    tree: Tree = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.tree = Tree(self.root)
 
     def placed_by(self) -> str:
         if self.extensions:
@@ -112,41 +128,73 @@ class _Shared:
     def evaluate(self) -> Evaluation:
         return evaluate(make_plan(self.root), self.rules, self.weak_severity)
 
-    def snapshot(self) -> Callable[[], None]:
-        """A function that puts every level, bundle, rule and log back as they are now."""
-        levels: list[tuple[Level, list[Entry]]] = []
-        bundles: list[tuple[BundleEntry, list[PassEntry]]] = []
+    def begin(self) -> None:
+        """Start a transaction: a call, an extension block, a build."""
+        self.tree.begin()
+        self.marks.append(
+            (len(self.rules), len(self.history), len(self.splits), dict(self.points))
+        )
 
-        def save(level: Level) -> None:
-            levels.append((level, list(level.entries)))
-            for entry in level.entries:
-                if isinstance(entry, BundleEntry):
-                    bundles.append((entry, list(entry.members)))
-                elif isinstance(entry, NestedEntry):
-                    save(entry.level)
+    def commit(self) -> None:
+        self.tree.commit()
+        self.marks.pop()
 
-        save(self.root)
-        rules, history = len(self.rules), len(self.history)
-
-        def restore() -> None:
-            for level, entries in levels:
-                level.entries[:] = entries
-            for bundle, members in bundles:
-                bundle.members[:] = members
-            del self.rules[rules:]
-            del self.history[history:]
-
-        return restore
+    def rollback(self) -> None:
+        """Put every level, bundle, rule and log back as they were at `begin`."""
+        self.tree.rollback()
+        rules, history, splits, points = self.marks.pop()
+        self.points = points
+        if len(self.rules) != rules:
+            self.tree.dirty = True
+        del self.rules[rules:]
+        del self.history[history:]
+        del self.splits[splits:]
 
     def check(self, what: str) -> None:
         """Raise for errors in the pipeline as it stands, then warn about new weak violations.
 
-        A pass that needs a cleanup and is still the last pass is not reported yet,
-        because the next call may add that cleanup. `build()` reports it.
+        A pass that needs a cleanup and has none after it is not reported yet,
+        because a later call may append one. `build()` reports it.
         """
-        evaluation = self.evaluate()
+        tree = self.tree
+        if not (tree.dirty or self.has_broken) and quick_check(tree, self.rules):
+            tree.added.clear()
+            return
+        evaluation = self.settle(final=False)
         self.raise_broken(what, evaluation, final=False)
         self.warn_new(evaluation, final=False)
+        self.settled(evaluation)
+
+    def settled(self, evaluation: Evaluation) -> None:
+        """Record that the pipeline was fully evaluated as it stands."""
+        self.has_broken = any(c.broken and not c.pending for c in evaluation.checks)
+        self.tree.added.clear()
+        self.tree.dirty = False
+
+    def settle(self, *, final: bool) -> Evaluation:
+        """Evaluate, letting the cleanup policy (if enabled) insert the cleanups that
+        constraints need first; pending needs only when `final`."""
+        evaluation = self.evaluate()
+        if self.auto_cleanup is None:
+            return evaluation
+        tried: set[tuple[int, type]] = set()
+        while True:
+            need = _cleanup_need(evaluation, final, tried)
+            if need is None:
+                return evaluation
+            tried.add((id(need.subject.entry), type(need.constraint)))
+            after = isinstance(need.constraint, FollowedByCleanup)
+            target: Entry = need.subject.bundle or need.subject.entry
+            level = target.home
+            assert isinstance(level, Level)
+            origin = Origin(
+                "the cleanup policy",
+                f"auto_cleanup() for {need.constraint} of '{need.subject.display}'",
+            )
+            index = level.position(target) + after
+            units = entries_from(self.auto_cleanup, origin, ())
+            self.tree.insert(level, index, units)
+            evaluation = self.evaluate()
 
     def raise_broken(self, what: str, evaluation: Evaluation, *, final: bool) -> None:
         """Raise ContradictionError or OrderingError if the evaluation has errors."""
@@ -178,6 +226,30 @@ class _Shared:
                 warnings.warn(
                     OrderingWarning(check.message), stacklevel=_user_stacklevel()
                 )
+
+
+def _cleanup_need(
+    evaluation: Evaluation, final: bool, tried: set[tuple[int, type]]
+) -> Check | None:
+    """The broken cleanup constraint the policy fixes next, if any.
+
+    A FollowedByCleanup is "eventually", so one cleanup after the last pass that
+    needs one serves every earlier one: the last is fixed first, and adjacent
+    bundles share its cleanup. Each need is tried once, so a need that a cleanup
+    cannot meet is reported, not looped on.
+    """
+    needs = [
+        c
+        for c in evaluation.checks
+        if c.broken
+        and (final or not c.pending)
+        and isinstance(c.constraint, FollowedByCleanup | PrecededByCleanup)
+        and (id(c.subject.entry), type(c.constraint)) not in tried
+    ]
+    followed = [c for c in needs if isinstance(c.constraint, FollowedByCleanup)]
+    if followed:
+        return max(followed, key=lambda c: c.subject.number)
+    return needs[0] if needs else None
 
 
 def _user_stacklevel() -> int:
@@ -227,6 +299,68 @@ class PipelineBuilder:
         self._enclosing: tuple[str, ...] = ()
 
     @classmethod
+    def from_pass_manager(
+        cls,
+        pm: OpPassManager,
+        *,
+        framework: str | None = None,
+        weak_severity: Severity = Severity.WARNING,
+    ) -> PipelineBuilder:
+        """A builder holding copies of `pm`'s passes, anchored where `pm` is.
+
+        This is how a framework that already has a pass manager opens it to
+        extensions: `PipelineBuilder.from_pass_manager(pm)` then `insert_before`
+        and friends, then `build()`. `pm` itself is left unchanged. Nested
+        pipelines become nested levels that anchors search, as if built with
+        `nest()`. Constraints are checked once, on the whole pipeline.
+        """
+        given = cast(object, pm)  # callers may be untyped
+        if not isinstance(given, OpPassManager):
+            raise BuilderError(
+                f"from_pass_manager({given!r}): expected a PassManager or "
+                "OpPassManager; fix: for pipeline text use "
+                "PipelineBuilder.from_text(text)"
+            )
+        builder = cls(pm.anchor, framework=framework, weak_severity=weak_severity)
+        builder._load("from_pass_manager", [p.clone() for p in pm.passes])
+        return builder
+
+    @classmethod
+    def from_text(
+        cls,
+        text: str,
+        *,
+        framework: str | None = None,
+        weak_severity: Severity = Severity.WARNING,
+    ) -> PipelineBuilder:
+        """A builder for anchored pipeline text, `"builtin.module(func.func(cse))"`.
+
+        The text is MLIR's textual pass pipeline, anchor included, exactly what
+        `str(pm)` prints and `mlir-opt --pass-pipeline` takes; the builder is
+        anchored on that op. Text without an anchor is refused with MLIR's parse
+        error, since the builder cannot guess which op it runs on.
+        """
+        given = cast(object, text)  # callers may be untyped
+        if not isinstance(given, str):
+            raise BuilderError(
+                f"from_text({given!r}): expected anchored pipeline text such as "
+                '"builtin.module(cse)"; fix: for a pass manager use '
+                "PipelineBuilder.from_pass_manager(pm)"
+            )
+        pm = parse_pass_pipeline(text)
+        builder = cls(pm.anchor, framework=framework, weak_severity=weak_severity)
+        builder._load("from_text", list(pm.passes))
+        return builder
+
+    def _load(self, via: str, passes: list[Pass]) -> None:
+        origin = self._origin(via)
+        entries = [e for p in passes for e in entries_from(p, origin, ())]
+        self._apply(via, lambda: self._append(entries))
+
+    def _append(self, entries: list[Entry]) -> None:
+        self._shared.tree.insert(self._level, len(self._level.entries), entries)
+
+    @classmethod
     def _view(
         cls, level: Level, shared: _Shared, enclosing: tuple[str, ...]
     ) -> PipelineBuilder:
@@ -248,9 +382,8 @@ class PipelineBuilder:
 
     def __contains__(self, anchor: object) -> bool:
         """`"one-shot-bufferize" in builder`: whether a pass matches, nested ones included."""
-        return isinstance(anchor, str) and any(
-            matches(anchor, s.entry.pass_, s.entry.kinds)
-            for s in find_sites(self._level)
+        return is_anchor(anchor) and bool(
+            matching_in(self._shared.tree, cast(Anchor, anchor), self._level)
         )
 
     # --- building, for the framework -----------------------------------------
@@ -272,7 +405,7 @@ class PipelineBuilder:
                 f"pipeline, so it would never run here; fix: add it to the builder "
                 f"of the '{op}' pipeline"
             )
-        self._apply(what, lambda: self._level.entries.extend(entries))
+        self._apply(what, lambda: self._append(entries))
 
     def nest(self, op_name: str) -> PipelineBuilder:
         """Append a nested pipeline on `op_name` ops and return a builder for it.
@@ -284,7 +417,7 @@ class PipelineBuilder:
         level = Level("any" if op_name in ("", "any") else op_name)
         via = f'nest("{op_name}")'
         entry = NestedEntry(level, self._origin(via))
-        self._apply(via, lambda: self._level.entries.append(entry))
+        self._apply(via, lambda: self._append([entry]))
         return PipelineBuilder._view(
             level, self._shared, (*self._enclosing, self.anchor)
         )
@@ -296,18 +429,147 @@ class PipelineBuilder:
         `require(PassKind.EARLY_OPTIMIZATION, FollowedByCleanup())`. A pass's own
         needs belong in its class: `ordering = (Requires(PassKind.BUFFERIZATION),)`.
         """
+        if not is_anchor(subject):
+            raise BuilderError(
+                f"require({subject!r}, ...): the subject is not a pass argument, a "
+                "PassKind or a pass class; fix: e.g. require(PassKind.LOWERING, ...)"
+            )
         what = f"require({anchor_code(subject)}, ...)"
         given = cast(tuple[object, ...], constraints)  # callers may be untyped
-        if not given or not all(
-            isinstance(c, Requires | AfterLast | BeforeFirst | FollowedByCleanup)
-            for c in given
-        ):
+        if not given or not all(isinstance(c, CONSTRAINT_TYPES) for c in given):
             raise BuilderError(
                 f"{what} needs one or more constraints; fix: pass Requires(...), "
-                "AfterLast(...), BeforeFirst(...) or FollowedByCleanup()"
+                "AfterLast(...), BeforeFirst(...), FollowedByCleanup() or "
+                "PrecededByCleanup()"
             )
         rules = [Rule(subject, c, self._shared.placed_by()) for c in constraints]
-        self._apply(what, lambda: self._shared.rules.extend(rules))
+
+        def change() -> None:
+            self._shared.rules.extend(rules)
+            self._shared.tree.dirty = True
+
+        self._apply(what, change)
+
+    def extension_point(self, name: str) -> None:
+        """Declare, here, a named place where extensions add passes with `add_at`.
+
+        This is the LLVM-style alternative to anchoring on passes: a framework
+        names the places it offers ("after-bufferization", "before-lowering"),
+        empty until an extension adds something, and an extension that knows the
+        name needs to know nothing about the passes around it. Passes added at a
+        point run in the order they were added, right where the point was
+        declared. Names are unique within a builder (nested pipelines included).
+        """
+        given = cast(object, name)  # callers may be untyped
+        if not isinstance(given, str) or not given.strip():
+            raise BuilderError(
+                f"extension_point({given!r}): expected a name; fix: "
+                'extension_point("after-bufferization")'
+            )
+        via = f'extension_point("{name}")'
+        existing = self._shared.points.get(name)
+        if existing is not None:
+            raise BuilderError(
+                f"{via}: the extension point '{name}' is already declared (placed by "
+                f"{existing.origin}); fix: give this one another name"
+            )
+        entry = PointEntry(name, self._origin(via))
+
+        def change() -> None:
+            self._append([entry])
+            self._shared.points[name] = entry
+
+        self._apply(via, change)
+
+    @property
+    def extension_points(self) -> tuple[str, ...]:
+        """The names of the extension points declared so far, in declaration order."""
+        return tuple(self._shared.points)
+
+    def add_at(self, point: str, item: Item, *, kinds: tuple[str, ...] = ()) -> None:
+        """Add a pass, a bundle or pipeline text at the extension point `point`.
+
+        It runs after whatever was added at the point before, in the pipeline
+        where the point was declared. Raises AnchorNotFoundError, listing the
+        points declared, when there is no such point, so an extension can fall
+        back as it does for a missing pass.
+        """
+        what = f'add_at("{point}", {_item_code(item)})'
+        self._check_item(what, item, kinds)
+        shared = self._shared
+        entry = shared.points.get(point)
+        if entry is None:
+            declared = ", ".join(f"'{p}'" for p in shared.points) or "(none)"
+            raise AnchorNotFoundError(
+                f"{what}: no extension point '{point}' in this pipeline\n"
+                f"  extension points declared: {declared}\n"
+                "  fix: use one of these, or catch AnchorNotFoundError to fall back "
+                f"when a framework offers no '{point}' point",
+                anchor=point,
+                arguments=(),
+                kinds=(),
+            )
+        level = entry.home
+        assert level is not None
+        units = entries_from(item, self._origin(f'add_at("{point}")'), kinds)
+        op = misfit(units, level.anchor, _anchors_to(level))
+        if op is not None:
+            raise BuilderError(
+                f"{what}: it runs on '{op}' ops, which enclose the '{level.anchor}' "
+                f"pipeline of the point '{point}', so it would never run there; "
+                f"fix: add it at a point of the '{op}' pipeline"
+            )
+        units = unwrap(units, level)
+
+        def change() -> None:
+            shared.tree.insert(level, shared.tree.position(level, entry), units)
+
+        self._apply(what, change)
+
+    def load_extensions(
+        self, *extra: Extension, group: str = EXTENSION_GROUP
+    ) -> tuple[str, ...]:
+        """Run every extension declared in the entry-point group `group`, and `extra`.
+
+        Each runs as `register(builder)` inside `extension(name)`, in name order,
+        so it is attributed and all-or-nothing; an error in one propagates, with
+        that extension's changes undone and the ones before it kept. A discovered
+        extension wins over an `extra` one of the same name. Returns the names run.
+        """
+        found = {extension.name: extension for extension in extra}
+        found.update((e.name, e) for e in discover_extensions(group))
+        for name in sorted(found):
+            with self.extension(name):
+                found[name].register(self)
+        return tuple(sorted(found))
+
+    def auto_cleanup(
+        self, bundle: Bundle | None = None, *, enabled: bool = True
+    ) -> None:
+        """Opt in to a policy that inserts `bundle` (default `cleanup()`) wherever a
+        `FollowedByCleanup` or `PrecededByCleanup` constraint needs one.
+
+        Without it, such a need is a violation whose fix line says where to put
+        a cleanup; with it, the builder puts one there, attributed in `explain()` to
+        "the cleanup policy" and the constraint that needed it. Since
+        FollowedByCleanup means "eventually", one cleanup after the last pass that
+        needs one serves all the passes (and adjacent bundles) before it. A need
+        still waiting for a cleanup at the end of the pipeline is met by `build()`.
+        `enabled=False` turns the policy off again.
+        """
+        given = cast(object, bundle)  # callers may be untyped
+        if given is not None and not isinstance(given, Bundle):
+            raise BuilderError(
+                f"auto_cleanup({given!r}): expected a Bundle, or nothing for "
+                "cleanup(); fix: auto_cleanup() or auto_cleanup(Bundle(...))"
+            )
+        shared = self._shared
+        shared.auto_cleanup = (bundle or cleanup()) if enabled else None
+
+        def change() -> None:
+            shared.tree.dirty = True
+
+        self._apply("auto_cleanup()", change)
 
     @contextmanager
     def extension(self, name: str) -> Generator[None, None, None]:
@@ -327,7 +589,7 @@ class PipelineBuilder:
                 'placed in the block; fix: builder.extension("my-extension")'
             )
         shared = self._shared
-        restore = shared.snapshot()
+        shared.begin()
         pushed = not shared.extensions or shared.extensions[-1] != name
         if pushed:
             shared.extensions.append(name)
@@ -342,8 +604,9 @@ class PipelineBuilder:
                 "unchanged)"
             )
         except BaseException:
-            restore()
+            shared.rollback()
             raise
+        shared.commit()
 
     # --- editing, for extensions ---------------------------------------------
 
@@ -376,7 +639,7 @@ class PipelineBuilder:
     ) -> None:
         """Insert `new` after the last pass matching `anchor` (or the occurrence asked).
 
-        This mirrors `insert_before`: seed 003's rule searches from the end, so that
+        This mirrors `insert_before`: the "Pass Manager Builder" proposal's rule searches from the end, so that
         "after bufferization" means after all of it.
         """
         self._insert("insert_after", new, anchor, occurrence, kinds, after=True)
@@ -398,7 +661,7 @@ class PipelineBuilder:
         """
         via = _call("replace", anchor, occurrence, None)
         self._check_item(via, new, kinds)
-        sites = select(via, anchor, occurrence, self._level, self._shared.root)
+        sites = select(via, anchor, occurrence, self._level, self._shared.tree)
         origin = self._origin(via)
 
         def change() -> None:
@@ -410,6 +673,7 @@ class PipelineBuilder:
                     f"replaced {site.describe()} with {_item_code(new)}: "
                     f"{origin.placed_by} via {via}"
                 )
+            self._shared.tree.changed()
 
         self._apply(via, change)
 
@@ -420,14 +684,17 @@ class PipelineBuilder:
         again, so removing a pass that another pass requires fails and says which.
         """
         via = _call("remove", anchor, occurrence, None)
-        sites = select(via, anchor, occurrence, self._level, self._shared.root)
+        sites = select(via, anchor, occurrence, self._level, self._shared.tree)
         placed_by = self._shared.placed_by()
+        tree = self._shared.tree
 
         def change() -> None:
             for site in sites:
                 level, container = site.steps[-1]
+                tree.touch(level.entries)
                 if site.bundle is not None:
                     members = site.bundle.members
+                    tree.touch(members)
                     del members[_position(members, site.entry)]
                     if not members:
                         del level.entries[level.position(container)]
@@ -436,6 +703,7 @@ class PipelineBuilder:
                 self._shared.history.append(
                     f"removed {site.describe()}: {placed_by} via {via}"
                 )
+            tree.changed()
 
         self._apply(via, change)
 
@@ -450,8 +718,16 @@ class PipelineBuilder:
         passes, so the builder can be built again, or edited and rebuilt.
         """
         self._require_root("build()")
-        evaluation = self._shared.evaluate()
-        self._shared.raise_broken("build() failed", evaluation, final=True)
+        shared = self._shared
+        shared.begin()
+        try:
+            evaluation = shared.settle(final=True)
+            shared.raise_broken("build() failed", evaluation, final=True)
+        except BaseException:
+            shared.rollback()
+            raise
+        shared.commit()
+        shared.settled(evaluation)
         self._shared.warn_new(evaluation, final=True)
         self._shared.report = BuildReport(
             tuple(evaluation.plan.notes),
@@ -473,7 +749,14 @@ class PipelineBuilder:
         them.
         """
         self._require_root("explain()")
-        return render(self._shared.evaluate(), self._shared.history)
+        shared = self._shared
+        shared.begin()
+        try:
+            evaluation = shared.settle(final=True)
+            points = _point_lines(shared, evaluation)
+            return render(evaluation, shared.history, shared.splits, points)
+        finally:
+            shared.rollback()
 
     # --- internals -------------------------------------------------------------
 
@@ -487,14 +770,15 @@ class PipelineBuilder:
         that a multi-step edit is judged as a whole and not by its middle states.
         """
         shared = self._shared
-        restore = shared.snapshot()
+        shared.begin()
         try:
             change()
             if not shared.extensions:
                 shared.check(f"{what} was undone (the builder is unchanged)")
         except BaseException:
-            restore()
+            shared.rollback()
             raise
+        shared.commit()
 
     def _require_root(self, what: str) -> None:
         if self._level is not self._shared.root:
@@ -516,19 +800,31 @@ class PipelineBuilder:
         via = _call(name, anchor, occurrence, -1 if after else 0)
         what = f"{name}({_item_code(new)}, {anchor_code(anchor)})"
         self._check_item(what, new, kinds)
-        sites = select(what, anchor, occurrence, self._level, self._shared.root)
+        tree = self._shared.tree
+        sites = select(what, anchor, occurrence, self._level, tree)
         origin = self._origin(via)
-        placements: list[tuple[Level, Entry, list[Entry]]] = []
+        placements: list[tuple[int, Entry, list[Entry], Site]] = []
         for site in sites:
             units = entries_from(_fresh(new, site is sites[0]), origin, kinds)
-            level, target = placement(what, site, units, self._enclosing)
-            if not any(lv is level and t is target for lv, t, _ in placements):
-                placements.append((level, target, unwrap(units, level)))
+            depth = placement(what, site, units, self._enclosing)
+            level = site.steps[depth][0]
+            depth += len(tree.path(site.entry)) - len(site.steps)  # from the root
+            target = site.steps[-1][1]
+            if not any(d == depth and t is target for d, t, _, _ in placements):
+                placements.append((depth, target, unwrap(units, level), site))
 
         def change() -> None:
-            for level, target, units in placements:
-                index = level.position(target) + (1 if after else 0)
-                level.entries[index:index] = units
+            for depth, _, units, site in placements:
+                splits: list[str] = []
+                steps = tree.path(site.entry)[depth:]
+                index = boundary(tree, steps, after=after, splits=splits)
+                tree.insert(steps[0][0], index, units)
+                self._shared.splits.extend(
+                    f"split the '{anchor}' pipeline {'after' if after else 'before'} "
+                    f"{site.describe()} to place {_item_code(new)} exactly there: "
+                    f"{origin}"
+                    for anchor in splits
+                )
 
         self._apply(what, change)
 
@@ -543,8 +839,9 @@ class PipelineBuilder:
         if isinstance(item, OpPassManager):
             raise BuilderError(
                 f"{what}: got a pass manager, '{item}'; expected a pass, a Bundle or "
-                f"pipeline text; fix: give the text of its passes, without its "
-                f"'{item.textual_anchor}(...)' anchor"
+                f"pipeline text; fix: to start from it, use "
+                f"PipelineBuilder.from_pass_manager(pm); to add its passes here, give "
+                f"their text without its '{item.textual_anchor}(...)' anchor"
             )
         if not isinstance(item, Pass | Bundle | str):
             got = f"{type(item).__name__} {item!r}"  # pyright: ignore[reportUnknownArgumentType]
@@ -552,17 +849,25 @@ class PipelineBuilder:
                 f"{what}: got {got}; expected a pass, a Bundle or pipeline text"
             )
         if isinstance(item, str):
-            elements = parse_pipeline_elements(item)
-            if (
-                len(elements) == 1
-                and elements[0].inner is not None
-                and elements[0].name.strip() == self.anchor
-            ):
+            around = (*self._enclosing, self.anchor)
+            for element in parse_pipeline_elements(item):
+                op = element.name.strip()
+                if element.inner is None or op not in around:
+                    continue
+                if op == self.anchor:
+                    raise BuilderError(
+                        f"{what}: the text is anchored on '{op}', this pipeline's "
+                        f"own anchor, so its passes would run on nested '{op}' ops, "
+                        "never on this one; fix: give the passes without the anchor "
+                        f"(or start from the whole pipeline with "
+                        f'PipelineBuilder.from_text(...)), or nest("{op}") for '
+                        "nested ops"
+                    )
                 raise BuilderError(
-                    f"{what}: the text is anchored on '{self.anchor}', this "
-                    f"pipeline's own anchor, so its passes would run on nested "
-                    f"'{self.anchor}' ops, never on this one; fix: give the passes "
-                    f'without the anchor, or nest("{self.anchor}") for nested ops'
+                    f"{what}: the text is anchored on '{op}', which encloses this "
+                    f"'{self.anchor}' pipeline, so its passes would never run on the "
+                    f"'{op}' op; fix: add it to the builder of the '{op}' pipeline, "
+                    "without the anchor"
                 )
         given = kinds  # callers may be untyped
         if isinstance(given, str) or not (
@@ -588,6 +893,7 @@ class PipelineBuilder:
                 f"'{level.anchor}' pipeline"
             )
         units = unwrap(units, level)
+        self._shared.tree.touch(level.entries)
         if site.bundle is None:
             index = level.position(site.entry)
             level.entries[index : index + 1] = units
@@ -598,8 +904,45 @@ class PipelineBuilder:
                 "bundles hold passes only; fix: replace it with the pass itself"
             )
         members = site.bundle.members
+        self._shared.tree.touch(members)
         index = _position(members, site.entry)
         members[index : index + 1] = list(pass_entries(units))
+
+
+def _point_lines(shared: _Shared, evaluation: Evaluation) -> list[str]:
+    """For explain(): each extension point, where it is, and what was added at it."""
+    numbers = {id(slot.entry): slot for slot in evaluation.plan.slots}
+    lines: list[str] = []
+    for name, entry in shared.points.items():
+        via = f'add_at("{name}")'
+        before = shared.tree.pass_before(entry)
+        while before is not None and before.origin.via == via:
+            before = shared.tree.pass_before(before)
+        slot = numbers.get(id(before)) if before is not None else None
+        where = (
+            "at the start" if slot is None else f"after #{slot.number} {slot.display}"
+        )
+        via = f'add_at("{name}")'
+        added = [s for s in evaluation.plan.slots if s.entry.origin.via == via]
+        holds = (
+            ", ".join(
+                f"#{s.number} {s.display} ({s.entry.origin.placed_by})" for s in added
+            )
+            or "nothing yet"
+        )
+        lines.append(f"'{name}' (placed by {entry.origin}), {where}: {holds}")
+    return lines
+
+
+def _anchors_to(level: Level) -> tuple[str, ...]:
+    """The anchors of the levels from the root down to `level`."""
+    anchors: list[str] = []
+    current: Level | None = level
+    while current is not None:
+        anchors.append(current.anchor)
+        owner = current.owner
+        current = owner.home if owner is not None else None
+    return tuple(reversed(anchors))
 
 
 def _position(members: list[PassEntry], entry: PassEntry) -> int:
@@ -619,6 +962,8 @@ def _item_code(item: object) -> str:
         return f"{type(item).__name__}()"
     if isinstance(item, type):
         return item.__name__
+    if isinstance(item, OpPassManager):
+        return "pm"
     if isinstance(item, str):
         return f'"{item}"'
     return repr(item)

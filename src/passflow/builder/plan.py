@@ -22,8 +22,9 @@ exactly the pipeline that `build()` returns.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import cast
 
-from passflow.builder.entries import BundleEntry, Level, PassEntry
+from passflow.builder.entries import BundleEntry, Level, NestedEntry, PassEntry
 from passflow.builder.kinds import PassKind
 from passflow.manager import OpPassManager
 from passflow.pass_base import Pass
@@ -39,7 +40,9 @@ class Slot:
     bundle: BundleEntry | None
     path: tuple[str, ...] = ()
     number: int = 0
-    stands_for: list[BundleEntry] = field(default_factory=lambda: list[BundleEntry]())
+    stands_for: list[BundleEntry | PassEntry] = field(
+        default_factory=lambda: list[BundleEntry | PassEntry]()
+    )
 
     @property
     def kinds(self) -> frozenset[str]:
@@ -95,17 +98,26 @@ def make_plan(root: Level) -> Plan:
     items = tidier.tidy(_lower(root))
     slots: list[Slot] = []
     _number(items, (), slots)
-    notes = [
-        f"collapsed bundle '{dropped.name}' (placed by {dropped.origin}) into the "
-        f"identical bundle at #{kept[0].number}-#{kept[-1].number} (placed by "
-        f"{kept[0].entry.origin}): nothing runs between them"
-        for kept, dropped in tidier.collapsed
-    ]
+    notes = [_collapse_note(kept, dropped) for kept, dropped in tidier.collapsed]
     notes.extend(
         f"dropped an empty '{anchor}' pipeline: it has nothing to run"
         for anchor in tidier.dropped
     )
     return Plan(root.anchor, items, slots, notes)
+
+
+def _collapse_note(kept: list[Slot], dropped: BundleEntry | PassEntry) -> str:
+    if isinstance(dropped, BundleEntry):
+        return (
+            f"collapsed bundle '{dropped.name}' (placed by {dropped.origin}) into the "
+            f"identical bundle at #{kept[0].number}-#{kept[-1].number} (placed by "
+            f"{kept[0].entry.origin}): nothing runs between them"
+        )
+    return (
+        f"collapsed '{pass_label(dropped.pass_)}' (placed by {dropped.origin}) into "
+        f"the identical #{kept[0].number} (placed by {kept[0].entry.origin}): only "
+        "Cleanup passes run between them"
+    )
 
 
 def _lower(level: Level) -> list[Slot | Nest]:
@@ -115,7 +127,7 @@ def _lower(level: Level) -> list[Slot | Nest]:
             items.append(_wrap(level.anchor, Slot(entry, None)))
         elif isinstance(entry, BundleEntry):
             items.extend(_wrap(level.anchor, Slot(m, entry)) for m in entry.members)
-        else:
+        elif isinstance(entry, NestedEntry):
             items.append(Nest(entry.level.anchor, _lower(entry.level)))
     return items
 
@@ -132,64 +144,110 @@ def _wrap(anchor: str, slot: Slot) -> Slot | Nest:
 class _Tidier:
     """Merges, drops and collapses, recording what it collapsed and dropped."""
 
-    collapsed: list[tuple[list[Slot], BundleEntry]] = field(
-        default_factory=lambda: list[tuple[list[Slot], BundleEntry]]()
+    collapsed: list[tuple[list[Slot], BundleEntry | PassEntry]] = field(
+        default_factory=lambda: list[tuple[list[Slot], BundleEntry | PassEntry]]()
     )
     dropped: list[str] = field(default_factory=lambda: list[str]())
 
     def tidy(self, items: list[Slot | Nest]) -> list[Slot | Nest]:
+        """Merge and drop nests, then collapse duplicate cleanups, each list once."""
+        return self._collapse_all(self._merge(items))
+
+    def _merge(self, items: list[Slot | Nest]) -> list[Slot | Nest]:
         result: list[Slot | Nest] = []
         for item in items:
             if isinstance(item, Nest):
-                item.items = self.tidy(item.items)
+                item.items = self._merge(item.items)
                 if not item.items:
                     self.dropped.append(item.anchor)
                     continue
                 previous = result[-1] if result else None
-                if (
-                    isinstance(previous, Nest)
-                    and previous.anchor == item.anchor != "any"
-                ):
-                    previous.items = self.tidy(previous.items + item.items)
+                if _same_nest(previous, item) and isinstance(previous, Nest):
+                    _join(previous.items, item.items)
                     continue
             result.append(item)
-        return self._collapse(result)
-
-    def _collapse(self, items: list[Slot | Nest]) -> list[Slot | Nest]:
-        result: list[Slot | Nest] = []
-        kept: list[Slot] | None = None  # a whole cleanup bundle ending `result`
-        index = 0
-        while index < len(items):
-            item = items[index]
-            if not isinstance(item, Slot) or item.bundle is None:
-                result.append(item)
-                kept = None
-                index += 1
-                continue
-            bundle = item.bundle
-            run: list[Slot] = []
-            for other in items[index:]:
-                if not isinstance(other, Slot) or other.bundle is not bundle:
-                    break
-                run.append(other)
-            index += len(run)
-            whole = len(run) == len(bundle.members) and _is_cleanup(bundle)
-            if (
-                whole
-                and kept is not None
-                and kept[0].bundle is not None
-                and kept[0].bundle.signature() == bundle.signature()
-            ):
-                kept[0].stands_for.append(bundle)
-                self.collapsed.append((kept, bundle))
-                continue
-            result.extend(run)
-            kept = run if whole else None
         return result
 
+    def _collapse_all(self, items: list[Slot | Nest]) -> list[Slot | Nest]:
+        for item in items:
+            if isinstance(item, Nest):
+                item.items = self._collapse_all(item.items)
+        return self._collapse(items)
 
-def _is_cleanup(bundle: BundleEntry) -> bool:
-    return all(PassKind.CLEANUP in member.kinds for member in bundle.members)
+    def _collapse(self, items: list[Slot | Nest]) -> list[Slot | Nest]:
+        """Drop a sequence of Cleanup passes that repeats the one right before it.
+
+        Within a run of Cleanup passes (nothing else between them), when the last
+        k passes run exactly what the k before them ran (texts, options included),
+        the second copy is dropped: `cleanup(),"canonicalize,cse"` runs once. It
+        does not matter how they were added (bundles, text, single passes), but a
+        bundle's own repeated members are kept, as the bundle asked for them.
+        """
+        result: list[Slot | Nest] = []
+        run_start = 0
+        for item in items:
+            if not isinstance(item, Slot) or PassKind.CLEANUP not in item.kinds:
+                result.append(item)
+                run_start = len(result)
+                continue
+            result.append(item)
+            end = len(result)
+            for k in range(1, min((end - run_start) // 2, _LONGEST_REPEAT) + 1):
+                first = cast(list[Slot], result[end - 2 * k : end - k])
+                second = cast(list[Slot], result[end - k :])
+                if _same(first, second):
+                    del result[end - k :]
+                    self._record(first, second)
+                    break
+        return result
+
+    def _record(self, kept: list[Slot], dropped: list[Slot]) -> None:
+        bundle = dropped[0].bundle
+        whole = bundle is not None and [s.entry for s in dropped] == bundle.members
+        kept_bundle = kept[0].bundle
+        if (
+            whole
+            and bundle is not None
+            and kept_bundle is not None
+            and [s.entry for s in kept] == kept_bundle.members
+        ):
+            kept[0].stands_for.append(bundle)
+            self.collapsed.append((kept, bundle))
+            return
+        for kept_slot, dropped_slot in zip(kept, dropped, strict=True):
+            kept_slot.stands_for.append(dropped_slot.entry)
+            self.collapsed.append(([kept_slot], dropped_slot.entry))
+
+
+_LONGEST_REPEAT = 32
+"""The longest sequence of Cleanup passes checked for a repeat (keeps collapsing linear)."""
+
+
+def _same_nest(previous: Slot | Nest | None, item: Nest) -> bool:
+    return isinstance(previous, Nest) and previous.anchor == item.anchor != "any"
+
+
+def _join(into: list[Slot | Nest], more: list[Slot | Nest]) -> None:
+    """Append `more` to `into`, merging the nests that meet at the junction."""
+    if into and more:
+        last, first = into[-1], more[0]
+        if (
+            isinstance(first, Nest)
+            and _same_nest(last, first)
+            and isinstance(last, Nest)
+        ):
+            _join(last.items, first.items)
+            more = more[1:]
+    into.extend(more)
+
+
+def _same(first: list[Slot], second: list[Slot]) -> bool:
+    """Whether `second` runs what `first` runs and is not the same bundle's members."""
+    if any(
+        b.bundle is not None and b.bundle is a.bundle for a in first for b in second
+    ):
+        return False
+    return [str(a.entry.pass_) for a in first] == [str(b.entry.pass_) for b in second]
 
 
 def _number(items: list[Slot | Nest], path: tuple[str, ...], out: list[Slot]) -> None:

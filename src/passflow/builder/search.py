@@ -20,13 +20,23 @@ from passflow.builder.errors import (
     AnchorNotFoundError,
     BuilderError,
 )
-from passflow.builder.kinds import Anchor, PassKind, anchor_code, anchor_noun, matches
+from passflow.builder.kinds import (
+    Anchor,
+    PassKind,
+    anchor_code,
+    anchor_noun,
+    anchor_text,
+    is_anchor,
+)
 from passflow.builder.plan import make_plan, nested_text, pass_label
+from passflow.builder.tree import Tree
 
 __all__ = [
     "Occurrence",
     "Site",
+    "boundary",
     "find_sites",
+    "matching_in",
     "misfit",
     "placement",
     "select",
@@ -71,11 +81,27 @@ def find_sites(scope: Level) -> list[Site]:
                 found.append(Site(entry, None, here))
             elif isinstance(entry, BundleEntry):
                 found.extend(Site(m, entry, here) for m in entry.members)
-            else:
+            elif isinstance(entry, NestedEntry):
                 walk(entry.level, here)
 
     walk(scope, ())
     return found
+
+
+def matching_in(tree: Tree, anchor: Anchor, scope: Level) -> list[PassEntry]:
+    """The passes in `scope` (nested levels included) matching `anchor`, in run order."""
+    found = tree.matching(anchor)
+    if scope is tree.root:
+        return found
+    return [entry for entry in found if any(lv is scope for lv, _ in tree.path(entry))]
+
+
+def site_of(tree: Tree, entry: PassEntry, scope: Level) -> Site:
+    """The site of `entry`, its steps starting at `scope`."""
+    steps = tree.path(entry)
+    start = next(i for i, (level, _) in enumerate(steps) if level is scope)
+    bundle = entry.home if isinstance(entry.home, BundleEntry) else None
+    return Site(entry, bundle, steps[start:])
 
 
 def select(
@@ -83,22 +109,27 @@ def select(
     anchor: Anchor,
     occurrence: Occurrence | None,
     scope: Level,
-    root: Level,
+    tree: Tree,
 ) -> list[Site]:
     """The sites in `scope` an operation is about, or an error saying what exists.
 
-    `occurrence=None` asks for exactly one match. `root` is only used to number the
-    matches as the built pipeline will, so that the listing in an error matches
-    `explain()`.
+    `occurrence=None` asks for exactly one match. Matches come from the tree's
+    anchor index, so selecting the first or last costs no walk of the pipeline.
     """
-    sites = find_sites(scope)
-    found = [s for s in sites if matches(anchor, s.entry.pass_, s.entry.kinds)]
+    if not is_anchor(anchor):
+        raise BuilderError(
+            f"{what}: the anchor {anchor!r} is not a pass argument, a PassKind, a "
+            'pass class or an InBundle; fix: anchor on e.g. "cse", PassKind.LOWERING, '
+            'CSE or InBundle("cleanup")'
+        )
+    entries = matching_in(tree, anchor, scope)
     where = f"the '{scope.anchor}' pipeline (nested pipelines included)"
-    if not found:
-        raise _not_found(what, anchor, sites, where)
+    if not entries:
+        raise _not_found(what, anchor, find_sites(scope), where)
 
     def listing() -> str:
-        numbers = {id(slot.entry): slot.number for slot in make_plan(root).slots}
+        numbers = {id(slot.entry): slot.number for slot in make_plan(tree.root).slots}
+        found = [site_of(tree, entry, scope) for entry in entries]
         return "; ".join(
             f"{i}: #{numbers[id(s.entry)]} {s.describe()}"
             if id(s.entry) in numbers
@@ -107,31 +138,32 @@ def select(
         )
 
     if occurrence == "every":
-        return found
+        return [site_of(tree, entry, scope) for entry in entries]
     if occurrence is None:
-        if len(found) > 1:
+        if len(entries) > 1:
             raise AmbiguousAnchorError(
-                f"{what}: {len(found)} passes match {anchor_code(anchor)}: "
+                f"{what}: {len(entries)} passes match {anchor_code(anchor)}: "
                 f"{listing()}\n  fix: pass occurrence=<index> to pick one "
                 '(negative counts from the end), or occurrence="every"'
             )
-        return found
+        return [site_of(tree, entries[0], scope)]
     index = cast(object, occurrence)  # callers may be untyped
     if isinstance(index, bool) or not isinstance(index, int):
         raise BuilderError(
             f"{what}: occurrence={occurrence!r} is neither an index nor "
             '"every"; fix: pass 0 for the first match, -1 for the last, or "every"'
         )
-    if not -len(found) <= occurrence < len(found):
+    if not -len(entries) <= occurrence < len(entries):
+        sites = find_sites(scope)
         raise AnchorNotFoundError(
             f"{what}: occurrence {occurrence} of {anchor_code(anchor)} was asked "
-            f"for, but {where} has {len(found)}: {listing()}\n  fix: use an "
-            f'occurrence in range({-len(found)}, {len(found)}), or "every"',
-            anchor=str(anchor),
+            f"for, but {where} has {len(entries)}: {listing()}\n  fix: use an "
+            f'occurrence in range({-len(entries)}, {len(entries)}), or "every"',
+            anchor=anchor_text(anchor),
             arguments=_arguments(sites),
             kinds=_kinds(sites),
         )
-    return [found[occurrence]]
+    return [site_of(tree, entries[occurrence], scope)]
 
 
 def _not_found(
@@ -146,13 +178,15 @@ def _not_found(
                 f'declared kinds only, so anchor on the string "{anchor}"'
             )
         close = get_close_matches(anchor, kinds, n=1)
-    else:
+    elif isinstance(anchor, str):
         if anchor in kinds:
             lines.append(
                 f"  note: '{anchor}' is a kind here; a plain string matches pass "
                 f"arguments only, so anchor on {PassKind(anchor)!r}"
             )
         close = get_close_matches(anchor, arguments, n=1)
+    else:
+        close = []
     if close and close[0] != anchor:
         lines.append(f"  note: did you mean '{close[0]}'?")
     by_kind = {
@@ -173,7 +207,7 @@ def _not_found(
         f"back when a pipeline has no {anchor_noun(anchor)}"
     )
     return AnchorNotFoundError(
-        "\n".join(lines), anchor=str(anchor), arguments=arguments, kinds=kinds
+        "\n".join(lines), anchor=anchor_text(anchor), arguments=arguments, kinds=kinds
     )
 
 
@@ -187,21 +221,23 @@ def _kinds(sites: list[Site]) -> tuple[str, ...]:
 
 def placement(
     what: str, site: Site, units: list[Entry], enclosing: tuple[str, ...]
-) -> tuple[Level, Entry]:
-    """The innermost level around `site` that can run `units`, and the entry there.
+) -> int:
+    """The step of `site` whose level is the innermost around it that can run `units`.
 
-    `enclosing` are the anchors of the levels around the searched one.
+    `enclosing` are the anchors of the levels around the searched one. When the
+    level is not the site's own, `boundary` splits the nested pipelines between
+    them, so that the units still go exactly next to the site.
     """
-    candidates: list[tuple[Level, Entry, tuple[str, ...]]] = []
+    paths: list[tuple[str, ...]] = []
     path = enclosing
-    for level, entry in site.steps:
+    for level, _ in site.steps:
         path = (*path, level.anchor)
-        candidates.append((level, entry, path))
+        paths.append(path)
     op: str | None = None
-    for level, entry, path in reversed(candidates):
-        op = misfit(units, level.anchor, path)
+    for depth in range(len(site.steps) - 1, -1, -1):
+        op = misfit(units, site.steps[depth][0].anchor, paths[depth])
         if op is None:
-            return level, entry
+            return depth
     searched = site.steps[0][0].anchor
     raise BuilderError(
         f"{what}: the new passes run on '{op}' ops, which enclose the '{searched}' "
@@ -236,3 +272,36 @@ def unwrap(units: list[Entry], level: Level) -> list[Entry]:
         else:
             result.append(unit)
     return result
+
+
+def boundary(
+    tree: Tree,
+    steps: tuple[tuple[Level, Entry], ...],
+    *,
+    after: bool,
+    splits: list[str],
+) -> int:
+    """The index in `steps[0]`'s level right before (or after) `steps[-1]`'s entry.
+
+    When the entry sits in nested pipelines below that level, each of them is
+    split in two at the entry, so that what is inserted at the returned index runs
+    exactly next to it: `func.func(a,b)` split after `a` is
+    `func.func(a),func.func(b)`. The second half keeps the original level, so a
+    nested builder still appends at the end of its pipeline. Each split is
+    recorded in `splits` by the anchor of the pipeline split.
+    """
+    level, target = steps[-1]
+    index = tree.position(level, target) + after
+    for depth in range(len(steps) - 2, -1, -1):
+        outer, nested = steps[depth]
+        inner = steps[depth + 1][0]
+        assert isinstance(nested, NestedEntry)
+        if index == 0:
+            index = tree.position(outer, nested)
+        elif index == len(inner.entries):
+            index = tree.position(outer, nested) + 1
+        else:
+            tree.split(outer, nested, index)
+            splits.append(inner.anchor)
+            index = tree.position(outer, nested)
+    return index

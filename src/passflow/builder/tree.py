@@ -1,0 +1,379 @@
+"""The builder's entries as a tree that knows where everything is, cheaply.
+
+Every change to the builder goes through a `Tree`, which keeps three things up to
+date as it changes, so that an `add` or an `insert_*` costs what it touches and not
+what the pipeline holds:
+
+- back-pointers: each entry's `home` (its level or bundle) and each level's `owner`,
+  so the passes around a position and the path from the root are found by walking
+  up, not by searching;
+- order keys: each pass's `key` grows in run order, so "does X run before Y" is one
+  comparison. New passes get keys between their neighbours'; when no room is left,
+  every pass is renumbered (rare);
+- indexes: for each anchor searched so far, its matching passes sorted by key, so
+  the first and last match are found by bisection.
+
+Changes are made inside transactions: the first time a transaction changes a list
+of entries, a copy of it is kept, and `rollback` puts every such list back. That is
+how every call stays all-or-nothing without copying the whole pipeline.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
+from typing import Any
+
+from passflow.builder.catalog import kinds_generation
+from passflow.builder.entries import (
+    BundleEntry,
+    Entry,
+    Level,
+    NestedEntry,
+    PassEntry,
+    PointEntry,
+    entry_matches,
+    pass_entries,
+)
+from passflow.builder.kinds import Anchor, anchor_key
+
+__all__ = ["Tree"]
+
+_STEP = 1.0
+_MIN_GAP = 1e-6
+
+
+class _Ordered:
+    """The passes matching one anchor, sorted by key."""
+
+    def __init__(self, anchor: Anchor) -> None:
+        self.anchor = anchor
+        self.keys: list[float] = []
+        self.entries: list[PassEntry] = []
+
+    def add(self, entry: PassEntry) -> None:
+        index = bisect_right(self.keys, entry.key)
+        self.keys.insert(index, entry.key)
+        self.entries.insert(index, entry)
+
+    def discard(self, entry: PassEntry) -> None:
+        index = bisect_left(self.keys, entry.key)
+        while index < len(self.entries) and self.entries[index] is not entry:
+            index += 1
+        if index < len(self.entries):
+            del self.keys[index]
+            del self.entries[index]
+
+    def first_other(self, entry: PassEntry) -> PassEntry | None:
+        """The first match that is not `entry`."""
+        for candidate in self.entries[:2]:
+            if candidate is not entry:
+                return candidate
+        return None
+
+    def last_other(self, entry: PassEntry) -> PassEntry | None:
+        """The last match that is not `entry`."""
+        for candidate in reversed(self.entries[-2:]):
+            if candidate is not entry:
+                return candidate
+        return None
+
+
+class Tree:
+    """The root level with back-pointers, order keys, anchor indexes and undo."""
+
+    def __init__(self, root: Level) -> None:
+        self.root = root
+        self._indexes: dict[object, _Ordered] = {}
+        self._generation = kinds_generation()
+        self._journals: list[dict[int, tuple[list[Any], list[Any]]]] = []
+        self.added: list[PassEntry] = []
+        """Passes placed since the last check, for the quick check."""
+        self.dirty = False
+        """A change the quick check cannot judge happened since the last check."""
+        self.classes: set[type] = set()
+        """The class of every pass placed so far (some may be gone)."""
+        self.renumber()
+
+    # --- transactions ----------------------------------------------------------
+
+    def begin(self) -> None:
+        self._journals.append({})
+
+    def commit(self) -> None:
+        journal = self._journals.pop()
+        if self._journals:
+            outer = self._journals[-1]
+            for key, saved in journal.items():
+                outer.setdefault(key, saved)
+
+    def rollback(self) -> None:
+        """Put back every list of entries the transaction changed."""
+        journal = self._journals.pop()
+        if not journal:
+            return
+        for entries, saved in journal.values():
+            entries[:] = saved
+        self.dirty = True
+        self.renumber()
+
+    def touch(self, entries: list[Any]) -> None:
+        """Remember `entries` as it is now, before the transaction changes it."""
+        if self._journals:
+            journal = self._journals[-1]
+            if id(entries) not in journal:
+                journal[id(entries)] = (entries, list(entries))
+
+    # --- changes ---------------------------------------------------------------
+
+    def insert(self, level: Level, index: int, units: Sequence[Entry]) -> None:
+        """Put `units` at `index` of `level`, keyed and indexed."""
+        self.touch(level.entries)
+        level.entries[index:index] = units
+        for unit in units:
+            _home(unit, level)
+        passes = list(pass_entries(list(units)))
+        if not passes:
+            return
+        self.classes.update(type(entry.pass_) for entry in passes)
+        before = self._pass_before(level, index)
+        after = self._pass_after(level, index + len(units))
+        self._spread(before, passes, after)
+        for entry in passes:
+            self._index(entry)
+        self.added.extend(passes)
+
+    def _spread(
+        self, before: PassEntry | None, passes: list[PassEntry], after: PassEntry | None
+    ) -> None:
+        """Key `passes`, which run between `before` and `after`.
+
+        When the gap between them is too narrow, the neighbours on both sides are
+        re-keyed too, in a window that doubles until the keys fit: the cost is the
+        size of the crowded region, not of the pipeline (order maintenance).
+        """
+        left: list[PassEntry] = []  # neighbours before, nearest first
+        right: list[PassEntry] = []  # neighbours after, nearest first
+        width = 0
+        while True:
+            low_pass = before
+            while len(left) < width and low_pass is not None:
+                left.append(low_pass)
+                low_pass = self.pass_before(low_pass)
+            if left:
+                low_pass = self.pass_before(left[-1])
+            high_pass = after
+            while len(right) < width and high_pass is not None:
+                right.append(high_pass)
+                high_pass = self.pass_after(high_pass)
+            if right:
+                high_pass = self.pass_after(right[-1])
+            run = [*reversed(left), *passes, *right]
+            low = low_pass.key if low_pass is not None else 0.0
+            if high_pass is not None:
+                high = high_pass.key
+            else:
+                high = max([low, *(p.key for p in right)]) + _STEP * (len(run) + 1)
+            gap = (high - low) / (len(run) + 1)
+            if gap >= _MIN_GAP or (low_pass is None and high_pass is None):
+                break
+            width = max(2 * width, 8)
+        moved = [*left, *right]
+        for entry in moved:
+            self._unindex(entry)
+        for i, entry in enumerate(run, 1):
+            entry.key = low + gap * i
+        for entry in moved:
+            self._index(entry)
+
+    def changed(self) -> None:
+        """After a change made in place (remove, replace): renumber and reindex."""
+        self.dirty = True
+        self.renumber()
+
+    def split(self, level: Level, nested: NestedEntry, inner: int) -> None:
+        """Split `nested` (in `level`) before its entry `inner`: the first half moves
+        to a new nested entry placed before it, the second keeps the level."""
+        moved = nested.level.entries[:inner]
+        self.touch(nested.level.entries)
+        del nested.level.entries[:inner]
+        first = NestedEntry(Level(nested.level.anchor, moved), nested.origin)
+        for entry in moved:
+            _home(entry, first.level)
+        self.touch(level.entries)
+        level.entries.insert(self.position(level, nested), first)
+        first.home = level
+
+    def renumber(self) -> None:
+        """Give every pass a fresh key in run order, and rebuild the indexes."""
+        _home_all(self.root)
+        key = 0.0
+        for entry in pass_entries(self.root.entries):
+            key += _STEP
+            entry.key = key
+            self.classes.add(type(entry.pass_))
+        anchors = [ordered.anchor for ordered in self._indexes.values()]
+        self._indexes.clear()
+        self._generation = kinds_generation()
+        for anchor in anchors:
+            self.matching(anchor)
+
+    # --- queries ---------------------------------------------------------------
+
+    def matching(self, anchor: Anchor) -> list[PassEntry]:
+        """The passes matching `anchor`, in run order."""
+        return self.ordered(anchor).entries
+
+    def ordered(self, anchor: Anchor) -> _Ordered:
+        if self._generation != kinds_generation():
+            self.renumber()
+        key = anchor_key(anchor)
+        ordered = self._indexes.get(key)
+        if ordered is None:
+            ordered = self._indexes[key] = _Ordered(anchor)
+            for entry in pass_entries(self.root.entries):
+                if entry_matches(anchor, entry):
+                    ordered.keys.append(entry.key)
+                    ordered.entries.append(entry)
+        return ordered
+
+    def pass_before(self, entry: PassEntry | PointEntry) -> PassEntry | None:
+        """The pass that runs right before `entry` (a pass or an extension point)."""
+        home = entry.home
+        if isinstance(home, BundleEntry):
+            assert isinstance(entry, PassEntry)
+            index = home.members.index(entry)
+            if index > 0:
+                return home.members[index - 1]
+            assert home.home is not None
+            return self._pass_before(home.home, self.position(home.home, home))
+        assert home is not None
+        return self._pass_before(home, self.position(home, entry))
+
+    def pass_after(self, entry: PassEntry) -> PassEntry | None:
+        """The pass that runs right after `entry`."""
+        home = entry.home
+        if isinstance(home, BundleEntry):
+            index = home.members.index(entry)
+            if index + 1 < len(home.members):
+                return home.members[index + 1]
+            assert home.home is not None
+            return self._pass_after(home.home, self.position(home.home, home) + 1)
+        assert home is not None
+        return self._pass_after(home, self.position(home, entry) + 1)
+
+    def path(self, entry: PassEntry) -> tuple[tuple[Level, Entry], ...]:
+        """The entries leading from the root to `entry`, one per level."""
+        home = entry.home
+        step: Entry = entry
+        if isinstance(home, BundleEntry):
+            step, home = home, home.home
+        steps: list[tuple[Level, Entry]] = []
+        while home is not None:
+            steps.append((home, step))
+            owner = home.owner
+            if owner is None:
+                break
+            step, home = owner, owner.home
+        steps.reverse()
+        return tuple(steps)
+
+    def _pass_before(self, level: Level, index: int) -> PassEntry | None:
+        """The last pass run before position `index` of `level`."""
+        current = level
+        while True:
+            for entry in reversed(current.entries[:index]):
+                found = _last_pass(entry)
+                if found is not None:
+                    return found
+            owner = current.owner
+            if owner is None or owner.home is None:
+                return None
+            current, index = owner.home, self.position(owner.home, owner)
+
+    def _pass_after(self, level: Level, index: int) -> PassEntry | None:
+        """The first pass run at or after position `index` of `level`."""
+        current = level
+        while True:
+            for entry in current.entries[index:]:
+                found = _first_pass(entry)
+                if found is not None:
+                    return found
+            owner = current.owner
+            if owner is None or owner.home is None:
+                return None
+            current, index = owner.home, self.position(owner.home, owner) + 1
+
+    def position(self, level: Level, entry: Entry) -> int:
+        """The index of `entry` in `level`, found by bisecting on order keys.
+
+        Falls back to a scan when the keys cannot tell (empty nested pipelines
+        have none), so it is always right and usually logarithmic.
+        """
+        first = _first_pass(entry)
+        if first is not None:
+            index = bisect_left(level.entries, first.key, key=_entry_key)
+            if index < len(level.entries) and level.entries[index] is entry:
+                return index
+        return level.position(entry)
+
+    def _unindex(self, entry: PassEntry) -> None:
+        for ordered in self._indexes.values():
+            if entry_matches(ordered.anchor, entry):
+                ordered.discard(entry)
+
+    def _index(self, entry: PassEntry) -> None:
+        for ordered in self._indexes.values():
+            if entry_matches(ordered.anchor, entry):
+                ordered.add(entry)
+
+
+def _entry_key(entry: Entry) -> float:
+    first = _first_pass(entry)
+    return first.key if first is not None else float("-inf")
+
+
+def _last_pass(entry: Entry) -> PassEntry | None:
+    if isinstance(entry, PassEntry):
+        return entry
+    if isinstance(entry, BundleEntry):
+        return entry.members[-1] if entry.members else None
+    if isinstance(entry, PointEntry):
+        return None
+    for inner in reversed(entry.level.entries):
+        found = _last_pass(inner)
+        if found is not None:
+            return found
+    return None
+
+
+def _first_pass(entry: Entry) -> PassEntry | None:
+    if isinstance(entry, PassEntry):
+        return entry
+    if isinstance(entry, BundleEntry):
+        return entry.members[0] if entry.members else None
+    if isinstance(entry, PointEntry):
+        return None
+    for inner in entry.level.entries:
+        found = _first_pass(inner)
+        if found is not None:
+            return found
+    return None
+
+
+def _home(entry: Entry, level: Level) -> None:
+    """Point `entry` (and everything inside it) at where it now lives."""
+    entry.home = level
+    if isinstance(entry, BundleEntry):
+        for member in entry.members:
+            member.home = entry
+    elif isinstance(entry, NestedEntry):
+        entry.level.owner = entry
+        for inner in entry.level.entries:
+            _home(inner, entry.level)
+
+
+def _home_all(root: Level) -> None:
+    root.owner = None
+    for entry in root.entries:
+        _home(entry, root)

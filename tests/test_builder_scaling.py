@@ -1,0 +1,138 @@
+"""Incremental checks: a call that only places passes is judged by what it placed,
+and must still catch everything the full evaluation would."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from passflow import OperationPass
+from passflow.builder import (
+    AfterLast,
+    BeforeFirst,
+    BuilderError,
+    OrderingError,
+    PassKind,
+    PipelineBuilder,
+    PrecededByCleanup,
+    Requires,
+    cleanup,
+)
+from passflow.diagnostics import Severity
+
+
+class _Stub(OperationPass):
+    def run_on_operation(self) -> None:
+        self.mark_all_analyses_preserved()
+
+
+class Bufferize(_Stub):
+    argument = "scale-bufferize"
+    kinds = (PassKind.BUFFERIZATION,)
+
+
+class Late(_Stub):
+    argument = "scale-late"
+    op_name = "func.func"
+    kinds = (PassKind.LATE_OPTIMIZATION,)
+
+
+class Hardware(_Stub):
+    argument = "scale-hardware"
+    kinds = (PassKind.HARDWARE_OPTIMIZATION,)
+
+
+class Lower(_Stub):
+    argument = "scale-lower"
+    kinds = (PassKind.LOWERING,)
+
+
+class NeedsClean(_Stub):
+    argument = "scale-needs-clean"
+    ordering = (PrecededByCleanup(),)
+
+
+class BeforeHardware(_Stub):
+    argument = "scale-before-hardware"
+    ordering = (BeforeFirst(PassKind.HARDWARE_OPTIMIZATION),)
+
+
+def ruled() -> PipelineBuilder:
+    builder = PipelineBuilder(weak_severity=Severity.ERROR)
+    builder.require(PassKind.LOWERING, AfterLast(PassKind.BUFFERIZATION))
+    builder.require(PassKind.HARDWARE_OPTIMIZATION, BeforeFirst(PassKind.LOWERING))
+    builder.require(PassKind.LATE_OPTIMIZATION, Requires(PassKind.BUFFERIZATION))
+    return builder
+
+
+def test_a_new_pass_that_breaks_an_existing_passs_rule_is_caught() -> None:
+    builder = ruled()
+    builder.add(Bufferize())
+    builder.add(Hardware())
+    builder.add(Lower())
+    with pytest.raises(
+        OrderingError, match=r"'scale-lower' .* must run after the last"
+    ):
+        builder.add(Bufferize())  # the existing Lowering pass now runs before it
+    with pytest.raises(OrderingError, match=r"'scale-hardware' .* must run before the"):
+        builder.insert_before(Lower(), PassKind.HARDWARE_OPTIMIZATION)
+    assert str(builder.build()) == (
+        "builtin.module(scale-bufferize,scale-hardware,scale-lower)"
+    )
+
+
+def test_placing_a_pass_right_before_one_that_needs_clean_ir_is_caught() -> None:
+    builder = ruled()
+    builder.add(Bufferize())
+    builder.add(cleanup())
+    builder.add(NeedsClean())
+    with pytest.raises(OrderingError, match="should be preceded by a Cleanup pass"):
+        builder.insert_before(Hardware(), "scale-needs-clean")
+
+
+def test_a_declared_before_first_of_an_existing_pass_is_caught() -> None:
+    builder = ruled()
+    builder.add(BeforeHardware())
+    builder.add(Hardware())
+    with pytest.raises(
+        OrderingError, match="must run before the first HardwareOptimization"
+    ):
+        builder.insert_before(Hardware(), "scale-before-hardware")
+
+
+def test_random_edits_never_leave_a_violation_behind() -> None:
+    """Every call either raises and changes nothing, or leaves no violation that the
+    full evaluation (explain) would report."""
+    chooser = random.Random(18)
+    builder = ruled()
+    functions = builder.nest("func.func")
+    makers = (Bufferize, Late, Hardware, Lower, NeedsClean, BeforeHardware)
+    anchors = (
+        PassKind.BUFFERIZATION,
+        PassKind.LATE_OPTIMIZATION,
+        PassKind.HARDWARE_OPTIMIZATION,
+        PassKind.LOWERING,
+        PassKind.CLEANUP,
+    )
+    accepted = 0
+    for _ in range(300):
+        item = cleanup() if chooser.random() < 0.2 else chooser.choice(makers)()
+        anchor = chooser.choice(anchors)
+        before = str(builder.build())
+        action = chooser.randrange(4)
+        try:
+            if action == 0:
+                builder.add(item)
+            elif action == 1:
+                functions.add(item)
+            elif action == 2:
+                builder.insert_before(item, anchor)
+            else:
+                builder.insert_after(item, anchor, occurrence=chooser.choice((0, -1)))
+        except BuilderError:
+            assert str(builder.build()) == before
+            continue
+        accepted += 1
+        assert "violations:" not in builder.explain()
+    assert accepted > 50
