@@ -1,4 +1,4 @@
-"""Seed 004's numba-mlir pipeline graph, with stand-in passes, looping back once.
+"""The "PipelineGraph" RFC's numba-mlir graph: a loop back, and an optional GPU stage.
 
 Run: .venv/bin/python examples/graph_numba.py
 
@@ -8,6 +8,11 @@ so `numpy-to-linalg` may jump back to `cfg-to-scf` to have it lowered too. Here
 the stand-in for `numpy-to-linalg` adds one new function `@linalg_body` the first
 time it runs and sets `pipeline.jump_target = "cfg-to-scf"`; the second pass
 through `python-to-std` lowers it, and `numpy-to-linalg` has nothing left to do.
+
+`lower-to-gpu` is optional: the choice `gpu-offload` runs it for a module marked
+`numba.target = "gpu"`, and the empty `host-only` otherwise, whatever the order
+the pipelines are registered in. `optimization` runs real passes, given as
+pipeline text. The other stages are stand-ins that change nothing.
 """
 
 from __future__ import annotations
@@ -25,10 +30,12 @@ from passflow.instrumentation import PassInstrumentation, PipelineParentInfo
 from passflow.manager import OpPassManager
 from passflow.options import Option
 
-INPUT = """\
-func.func @kernel() {
-  func.return
-}
+TEMPLATE = """\
+builtin.module attributes {{numba.target = "{target}"}} {{
+  func.func @kernel() {{
+    func.return
+  }}
+}}
 """
 
 GENERATED = "linalg_body"
@@ -108,8 +115,15 @@ def add_python_to_std(pm: OpPassManager) -> None:
     pm.nest("func.func").add(LowerPython())
 
 
+def offload_target(module: ir.Operation) -> str:
+    """Picks `gpu-offload`'s alternative from the module's `numba.target`."""
+    gpu = module.attributes.get("numba.target") == StringAttr("gpu")
+    return "lower-to-gpu" if gpu else "host-only"
+
+
 def build_graph() -> PipelineGraph:
-    """Seed 004's table, `name: [predecessors], [successors], [jumps]`."""
+    """The RFC's table, `name: [predecessors], [successors], [jumps]`, with
+    `lower-to-gpu` made optional by the choice `gpu-offload`."""
     graph = PipelineGraph("numba-mlir")
     graph.register_pipeline(
         "frontend", populate=lambda pm: pm.add(stand_in("frontend"))
@@ -137,7 +151,10 @@ def build_graph() -> PipelineGraph:
         populate=lambda pm: pm.add(stand_in("bufferization")),
     )
     graph.register_pipeline(
-        "optimization", populate=lambda pm: pm.add(stand_in("optimization"))
+        "optimization", populate="func.func(cse,loop-invariant-code-motion)"
+    )
+    graph.register_choice(
+        "gpu-offload", ["lower-to-gpu", "host-only"], select=offload_target
     )
     graph.register_pipeline(
         "lower-to-gpu",
@@ -145,6 +162,7 @@ def build_graph() -> PipelineGraph:
         ["lower-to-llvm"],
         populate=lambda pm: pm.add(stand_in("lower-to-gpu")),
     )
+    graph.register_pipeline("host-only")
     graph.register_pipeline(
         "lower-to-llvm",
         ["optimization"],
@@ -157,15 +175,20 @@ def main() -> None:
     schedule = build_graph().create_schedule()
     print("== schedule")
     print(schedule)
-    module = ir.parse_module(INPUT, name="kernel.mlir")
+    module = ir.parse_module(TEMPLATE.format(target="cpu"), name="kernel.mlir")
     pm = PassManager()
     pm.add_instrumentation(ShowStages())
     print("\n== run (an instrumentation prints each stage and pass)")
     trace = schedule.run(module, pm)
-    print("\n== executed sequence")
+    print("\n== executed sequence for numba.target = 'cpu'")
     print(trace)
     print("\n== result")
     print(ir.print_op(module))
+    gpu = ir.parse_module(TEMPLATE.format(target="gpu"), name="gpu.mlir")
+    print("\n== run for numba.target = 'gpu'")
+    trace = schedule.run(gpu)
+    print("\n== executed sequence for numba.target = 'gpu'")
+    print(trace)
 
 
 if __name__ == "__main__":

@@ -1,14 +1,14 @@
-"""Seed 004's TPP pipeline graph, with stand-in passes: a GPU or a CPU branch.
+"""The "PipelineGraph" RFC's TPP graph, with stand-in passes: a GPU or a CPU branch.
 
 Run: .venv/bin/python examples/graph_tpp.py
 
-The seed's table gives the dependencies only: `gpu-pipeline` and
-`default-pipeline` both follow `frontend` and precede `bufferization`, so the
-schedule holds both, in registration order. Which branch a module takes is known
-only during compilation (here, from its `tpp.target` attribute), which is the
-seed's other use of jumps: `frontend` may jump over `gpu-pipeline` to
-`default-pipeline`, and `gpu-pipeline` jumps over `default-pipeline` to
-`bufferization`. Those two jump targets are the only additions to the table.
+The RFC's table gives the dependencies only: `gpu-pipeline` and
+`default-pipeline` both follow `frontend` and precede `bufferization`. Which
+branch a module takes is known only during compilation (here, from its
+`tpp.target` attribute). The one addition to the table is the choice `device`,
+whose alternatives are the two branches: its pass `tpp-pick-branch` names the
+branch in `pipeline.jump_target`, exactly that one runs, and the run continues
+at `bufferization`, whatever order the pipelines are registered in.
 
 The schedule is then registered as the pipeline `tpp-mlir`, so it also runs from
 pipeline text, between ordinary nested `func.func` pipelines.
@@ -52,29 +52,16 @@ class StandIn(OperationPass):
 
 
 class PickBranch(OperationPass):
-    """`frontend`'s last pass: a module not targeting the GPU jumps over
-    `gpu-pipeline` to `default-pipeline`."""
+    """The pass of the choice `device`: picks the branch for the module's target."""
 
     argument = "tpp-pick-branch"
     op_name = "builtin.module"
 
     def run_on_operation(self) -> None:
         module = self.get_operation()
-        if module.attributes.get("tpp.target") != StringAttr("gpu"):
-            module.attributes[JUMP_TARGET_ATTRIBUTE] = StringAttr("default-pipeline")
-        self.mark_all_analyses_preserved()
-
-
-class JoinBranches(OperationPass):
-    """`gpu-pipeline`'s last pass: jumps over `default-pipeline`."""
-
-    argument = "tpp-join-branches"
-    op_name = "builtin.module"
-
-    def run_on_operation(self) -> None:
-        self.get_operation().attributes[JUMP_TARGET_ATTRIBUTE] = StringAttr(
-            "bufferization"
-        )
+        gpu = module.attributes.get("tpp.target") == StringAttr("gpu")
+        branch = "gpu-pipeline" if gpu else "default-pipeline"
+        module.attributes[JUMP_TARGET_ATTRIBUTE] = StringAttr(branch)
         self.mark_all_analyses_preserved()
 
 
@@ -90,20 +77,20 @@ def stand_in(stage: str, *then: type[OperationPass]) -> PopulatePipeline:
 
 
 def build_graph() -> PipelineGraph:
-    """Seed 004's table, `name: [predecessors], [successors], [jumps]`, plus the
-    two jumps that make the branches exclusive."""
+    """The RFC's table, `name: [predecessors], [successors], [jumps]`, plus the
+    choice that makes the branches exclusive."""
     graph = PipelineGraph("tpp-mlir")
-    graph.register_pipeline(
-        "frontend",
-        jump_targets=["default-pipeline"],
-        populate=stand_in("frontend", PickBranch),
+    graph.register_pipeline("frontend", populate=stand_in("frontend"))
+    graph.register_choice(
+        "device",
+        ["gpu-pipeline", "default-pipeline"],
+        populate=lambda pm: pm.add(PickBranch()),
     )
     graph.register_pipeline(
         "gpu-pipeline",
         ["frontend"],
         ["bufferization"],
-        ["bufferization"],
-        populate=stand_in("gpu-pipeline", JoinBranches),
+        populate=stand_in("gpu-pipeline"),
     )
     graph.register_pipeline(
         "default-pipeline",

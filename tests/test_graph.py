@@ -1,8 +1,10 @@
-"""PipelineGraph and PipelineSchedule (seed 004): order, errors, jumps, export."""
+"""PipelineGraph and PipelineSchedule (the "PipelineGraph" RFC): order, errors, jumps, export."""
 
 from __future__ import annotations
 
+import io
 import json
+import re
 import subprocess
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -38,6 +40,7 @@ from passflow.graph import (
     PipelineSchedulePass,
     PopulatePipeline,
     ScheduleRunError,
+    SkippedPredecessorError,
     SubgraphBoundaryError,
     UndeclaredJumpError,
     UnknownPipelineError,
@@ -118,11 +121,11 @@ def record_then_jump(label: str, target: str, times: int = 1) -> PopulatePipelin
 
 
 Row = tuple[str, Sequence[str], Sequence[str], Sequence[str]]
-"""Seed 004's `name: [predecessors], [successors], [jumps]`."""
+"""The RFC's `name: [predecessors], [successors], [jumps]`."""
 
 
 def table(rows: Sequence[Row]) -> PipelineGraph:
-    """A graph from seed 004's `name: [predecessors], [successors], [jumps]` rows,
+    """A graph from the RFC's `name: [predecessors], [successors], [jumps]` rows,
     each pipeline recording its name."""
     graph = PipelineGraph("table")
     for name, predecessors, successors, jumps in rows:
@@ -304,10 +307,10 @@ def test_wrong_argument_types_are_graph_errors_naming_the_argument() -> None:
     with pytest.raises(
         PipelineGraphError,
         match=r"populate of pipeline 'a' in graph 'numba-mlir' must be a function "
-        r"taking the pipeline's OpPassManager, got str 'func.func\(cse\)'; "
-        r"fix: populate=lambda pm: parse_pass_pipeline_into\('func.func\(cse\)', pm\)",
+        r"taking the pipeline's OpPassManager, pipeline text or an object with "
+        r"build\(\), got int 3",
     ):
-        untyped("a", populate="func.func(cse)")
+        untyped("a", populate=3)
     assert graph.names == ()  # nothing was registered
 
 
@@ -342,7 +345,7 @@ def test_unknown_names_are_reported_with_the_pipeline_and_field(
         table(rows).create_schedule()
     assert str(info.value) == (
         f"pipeline 'b' of graph 'table' lists 'nope' in its {field}, "
-        "but no such pipeline exists"
+        "but no such pipeline exists (pipelines: a, b)"
     )
 
 
@@ -383,9 +386,14 @@ def test_cycles_through_jump_targets_are_allowed() -> None:
     assert graph.create_schedule().order == ("a", "b")
 
 
-def test_negative_jump_cap_is_refused() -> None:
-    with pytest.raises(ValueError, match="max_jumps_per_edge must be >= 0"):
-        PipelineGraph().create_schedule(max_jumps_per_edge=-1)
+@pytest.mark.parametrize("cap", [-1, "3", 2.0])
+def test_a_bad_jump_cap_is_refused(cap: object) -> None:
+    with pytest.raises(
+        PipelineGraphError,
+        match=rf"max_jumps_per_edge of graph 'g' must be an int >= 0, got "
+        rf"{type(cap).__name__} {re.escape(repr(cap))}",
+    ):
+        PipelineGraph("g").create_schedule(max_jumps_per_edge=cast(int, cap))
 
 
 # --- running and jumping --------------------------------------------------------
@@ -430,9 +438,26 @@ def test_forward_jump_skips_pipelines(module: ir.ModuleOp) -> None:
     graph = PipelineGraph()
     graph.register_pipeline("a", [], [], ["c"], populate=record_then_jump("a", "c"))
     graph.register_pipeline("b", ["a"], populate=record("b"))
-    graph.register_pipeline("c", ["b"], populate=record("c"))
+    graph.register_pipeline("c", ["a"], populate=record("c"))
+    assert graph.create_schedule().order == ("a", "b", "c")
     assert graph.create_schedule().run(module).executed == ("a", "c")
     assert Record.log == ["a", "c"]
+
+
+def test_a_forward_jump_may_not_skip_a_predecessor_of_its_target() -> None:
+    # `c` is declared to run after `b`: a jump from `a` to `c` would break that.
+    graph = PipelineGraph("g")
+    graph.register_pipeline("a", [], [], ["d"], populate=record("a"))
+    graph.register_pipeline("b", ["a"], populate=record("b"))
+    graph.register_pipeline("c", ["a"], ["d"], populate=record("c"))
+    graph.register_pipeline("d", ["b"], populate=record("d"))
+    with pytest.raises(SkippedPredecessorError) as info:
+        graph.create_schedule()
+    assert str(info.value) == (
+        "jump 'a' -> 'd' of graph 'g' may skip 'b', which is declared to run "
+        "before 'd' but not before 'a'; to run one of several pipelines, declare "
+        "them as alternatives with register_choice"
+    )
 
 
 def test_each_run_starts_from_fresh_passes(module: ir.ModuleOp, parse: Parse) -> None:
@@ -1204,14 +1229,22 @@ def run_example(name: str) -> str:
     return result.stdout
 
 
-def test_numba_example_loops_back_once() -> None:
+def example_trace(out: str, title: str) -> list[str]:
+    return (
+        out.split(f"== executed sequence for {title}\n")[1]
+        .split("\n\n")[0]
+        .splitlines()
+    )
+
+
+def test_numba_example_loops_back_once_and_offloads_only_gpu_modules() -> None:
     out = run_example("graph_numba.py")
     assert (
         "  4. numpy-to-linalg: builtin.module(numba-numpy-to-linalg) [jumps: cfg-to-scf]"
         in out
     )
-    executed = out.split("== executed sequence\n")[1].split("\n\n")[0]
-    assert executed.splitlines() == [
+    assert "  7. gpu-offload: choice builtin.module(), select=offload_target {" in out
+    loop = [
         "run  frontend",
         "run  cfg-to-scf",
         "run  python-to-std",
@@ -1222,25 +1255,136 @@ def test_numba_example_loops_back_once() -> None:
         "run  numpy-to-linalg",
         "run  bufferization",
         "run  optimization",
+        "run  gpu-offload",
+    ]
+    assert example_trace(out, "numba.target = 'cpu'") == [
+        *loop,
+        "pick gpu-offload -> host-only",
+        "run  host-only",
+        "run  lower-to-llvm",
+    ]
+    assert example_trace(out, "numba.target = 'gpu'") == [
+        *loop,
+        "pick gpu-offload -> lower-to-gpu",
         "run  lower-to-gpu",
         "run  lower-to-llvm",
     ]
     assert "func.func @linalg_body() attributes {numba.lowered}" in out
+    assert "    cse on @linalg_body" in out  # the stage given as pipeline text
 
 
 def test_tpp_example_takes_one_branch_per_target() -> None:
     out = run_example("graph_tpp.py")
-    gpu = out.split("tpp.target = 'gpu'\n")[1].split("\n\n")[0].splitlines()
-    cpu = out.split("tpp.target = 'cpu'\n")[1].split("\n\n")[0].splitlines()
-    assert "run  default-pipeline" not in gpu
-    assert gpu[:3] == [
+    tail = ["run  bufferization", "run  linalg-lowering", "run  lower-to-llvm"]
+    assert example_trace(out, "tpp.target = 'gpu'") == [
         "run  frontend",
+        "run  device",
+        "pick device -> gpu-pipeline",
         "run  gpu-pipeline",
-        "jump gpu-pipeline -> bufferization",
+        *tail,
     ]
-    assert "run  gpu-pipeline" not in cpu
-    assert cpu[:3] == [
+    assert example_trace(out, "tpp.target = 'cpu'") == [
         "run  frontend",
-        "jump frontend -> default-pipeline",
+        "run  device",
+        "pick device -> default-pipeline",
         "run  default-pipeline",
+        *tail,
+    ]
+
+
+def numba_graph(order: Sequence[int]) -> PipelineGraph:
+    """The RFC's numba-mlir table, `lower-to-gpu` optional, registered in `order`
+    (indices into the rows, the choice and `host-only` last)."""
+    rows: list[Row] = [*NUMBA, ("host-only", [], [], [])]
+    graph = PipelineGraph("numba-mlir")
+    for i in order:
+        if i == len(rows):
+            graph.register_choice(
+                "gpu-offload",
+                ["lower-to-gpu", "host-only"],
+                select=lambda op: (
+                    "lower-to-gpu" if "gpu" in op.attributes else "host-only"
+                ),
+            )
+            continue
+        name, predecessors, successors, jumps = rows[i]
+        populate = (
+            record_then_jump(name, "cfg-to-scf")
+            if name == "numpy-to-linalg"
+            else record(name)
+        )
+        graph.register_pipeline(name, predecessors, successors, jumps, populate)
+    return graph
+
+
+def test_numba_graph_runs_the_same_in_every_registration_order(parse: Parse) -> None:
+    count = len(NUMBA) + 2
+    rotations = [[(i + k) % count for i in range(count)] for k in range(count)]
+    orders = [*rotations, *(list(reversed(r)) for r in rotations)]
+    runs: set[tuple[str, str]] = set()
+    for order in orders:
+        schedule = numba_graph(order).create_schedule()
+        cpu = str(schedule.run(parse(MODULE)))
+        gpu = str(schedule.run(parse("builtin.module attributes {gpu} {\n}")))
+        runs.add((cpu, gpu))
+    assert len(runs) == 1
+    cpu, gpu = runs.pop()
+    assert "jump numpy-to-linalg -> cfg-to-scf" in cpu
+    assert "pick gpu-offload -> host-only" in cpu and "lower-to-gpu" not in cpu
+    assert "pick gpu-offload -> lower-to-gpu\nrun  lower-to-gpu" in gpu
+
+
+# --- visibility: stages by name in timing and statistics ----------------------------
+
+
+def stage_report_graph() -> PipelineSchedule:
+    def members(sub: PipelineGraph) -> None:
+        sub.register_pipeline("inner", populate=record("inner"))
+
+    graph = PipelineGraph("stages")
+    graph.register_pipeline("a", [], [], ["a"], populate=record_then_jump("a", "a"))
+    graph.register_subgraph("sub", ["a"], populate=members)
+    graph.register_pipeline("b", ["sub"], populate=record("b"))
+    return graph.create_schedule()
+
+
+def test_timing_names_each_stage(module: ir.ModuleOp) -> None:
+    out = io.StringIO()
+    pm = PassManager()
+    pm.enable_timing(stream=out)
+    stage_report_graph().run(module, pm)
+    names = [
+        line.split(")  ", 1)[1] for line in out.getvalue().splitlines() if ")  " in line
+    ]
+    assert names[:9] == [
+        "PipelineSchedule",
+        "  'a' Stage",  # both runs of `a` in one line
+        "    Record",
+        "    RequestJump",
+        "  'sub/inner' Stage",
+        "    Record",
+        "  'b' Stage",
+        "    Record",
+        "Rest",
+    ]
+
+
+def test_statistics_name_each_stage(module: ir.ModuleOp) -> None:
+    out = io.StringIO()
+    pm = PassManager()
+    pm.enable_statistics(stream=out)
+    stage_report_graph().run(module, pm)
+    report = out.getvalue().split("===\n", 2)[2]
+    assert report.splitlines() == [
+        "PipelineSchedule",
+        "  (S) 1 jumps-taken   - Number of jumps taken",
+        "  (S) 4 pipelines-run - Number of pipelines run",
+        "  'a' Stage",
+        "    Record",
+        "    RequestJump",
+        "  'sub/inner' Stage",
+        "    Record",
+        "  'b' Stage",
+        "    Record",
+        "",
     ]

@@ -18,7 +18,7 @@ from passflow.diagnostics import PassflowError
 from passflow.ir import Operation
 
 if TYPE_CHECKING:
-    from passflow.pass_base import Pass
+    from passflow.pass_base import Pass, PassPipeline
 
 __all__ = [
     "InstrumentationError",
@@ -31,10 +31,13 @@ __all__ = [
 @dataclass(frozen=True)
 class PipelineParentInfo:
     """Who spawned a nested pipeline: the thread it was spawned from and the pass
-    (the adaptor for nested pipelines, the calling pass for dynamic ones)."""
+    (the adaptor for nested pipelines, the calling pass for dynamic ones), and
+    for a dynamic pipeline the pipeline itself, which reports name with
+    `parent_pass.pipeline_label`."""
 
     parent_thread_id: int
     parent_pass: Pass
+    pipeline: PassPipeline | None = None
 
 
 class InstrumentationError(PassflowError):

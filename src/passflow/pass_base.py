@@ -211,6 +211,11 @@ class Pass:
         and reports descend into. None by default."""
         return ()
 
+    def pipeline_label(self, pipeline: PassPipeline) -> str:
+        """How timing and statistics name `pipeline`, a pipeline this pass runs:
+        MLIR's `'func.func' Pipeline`; a pipeline schedule names its stages."""
+        return f"'{pipeline.anchor}' Pipeline"
+
     def initialize(self, context: Context) -> bool | None:
         """Called once per run before any op is processed; return False to fail it.
 

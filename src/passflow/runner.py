@@ -145,7 +145,7 @@ class RunState:
         am = caller.get_analysis_manager()
         if op is not current:
             am = am.nest(op)
-        info = PipelineParentInfo(threading.get_ident(), caller)
+        info = PipelineParentInfo(threading.get_ident(), caller, pipeline)
         return run_pipeline(pipeline, op, am, self, info)
 
 

@@ -46,11 +46,14 @@ def _pipeline_lines(pm: PassPipeline, indent: int, lines: list[str]) -> None:
                 lines.append(pad + pass_.display_name)
                 inner += 2
             for nested in pipelines:
-                lines.append(" " * inner + f"'{nested.anchor}' Pipeline")
+                lines.append(" " * inner + pass_.pipeline_label(nested))
                 _pipeline_lines(nested, inner + 2, lines)
         else:
             lines.append(pad + pass_.name)
             lines.extend(_statistic_lines(_pass_rows(pass_), indent + 2))
+            for nested in pass_.nested_pipelines():
+                lines.append(pad + "  " + pass_.pipeline_label(nested))
+                _pipeline_lines(nested, indent + 4, lines)
 
 
 def _list_lines(pm: PassPipeline) -> list[str]:

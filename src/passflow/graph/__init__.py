@@ -1,32 +1,46 @@
-"""Pipeline graphs (seed 004): named pipelines scheduled by their dependencies,
-with run-time jumps between them.
+"""Pipeline graphs (the "PipelineGraph" RFC): named pipelines scheduled by their
+dependencies, with run-time choices and jumps between them.
 
     graph = PipelineGraph("my-compiler")
     graph.register_pipeline("frontend", populate=add_frontend_passes)
     graph.register_pipeline("lower", predecessors=["frontend"], populate=...)
     graph.register_pipeline(
         "simplify", predecessors=["frontend"], successors=["lower"],
-        jump_targets=["simplify"], populate=...,
+        jump_targets=["simplify"], populate="func.func(cse)",
     )
-    schedule = graph.create_schedule()   # checks names and cycles, orders
+    graph.register_choice(                # exactly one of them runs
+        "device", ["gpu", "cpu"], predecessors=["simplify"], successors=["lower"],
+        select=lambda op: "gpu" if wants_gpu(op) else "cpu",
+    )
+    schedule = graph.create_schedule()   # checks names, cycles, choices, jumps
     trace = schedule.run(module)         # a PassManager.run, jumps followed
-    schedule.register()                  # builtin.module(my-compiler) in pipelines
+    register_graph(graph)                # builtin.module(my-compiler) in pipelines
 
 See docs/graph.md for the guide, and `errors` for what each misuse raises.
 """
 
+from passflow.graph.declaration import (
+    Declaration,
+    PopulatePipeline,
+    PopulateSubgraph,
+    SelectAlternative,
+)
 from passflow.graph.errors import (
+    ChoiceError,
+    ChoiceSelectionError,
     JumpLimitError,
     PipelineCycleError,
     PipelineGraphError,
     PipelineNameError,
     ScheduleRunError,
+    SkippedPredecessorError,
     SubgraphBoundaryError,
     UndeclaredJumpError,
     UnknownPipelineError,
 )
 from passflow.graph.execution import (
     JUMP_TARGET_ATTRIBUTE,
+    AlternativeChosen,
     JumpTaken,
     PipelineRan,
     PipelineSchedulePass,
@@ -35,23 +49,35 @@ from passflow.graph.execution import (
     TraceEvent,
 )
 from passflow.graph.export import ExportFormat, dump_pipeline_graphs, find_schedules
-from passflow.graph.pipeline_graph import (
-    PipelineGraph,
-    PopulatePipeline,
-    PopulateSubgraph,
+from passflow.graph.pipeline_graph import PipelineGraph
+from passflow.graph.registered import (
+    ExtendGraph,
+    GraphPipeline,
+    extend_graph,
+    lookup_graph,
+    register_graph,
+    registered_schedule,
 )
 from passflow.graph.schedule import (
     DEFAULT_MAX_JUMPS_PER_EDGE,
     Dependency,
     PipelineSchedule,
+    ScheduledChoice,
     ScheduledPipeline,
 )
+from passflow.graph.stage_source import PipelineSource, StageSource
 
 __all__ = [
     "DEFAULT_MAX_JUMPS_PER_EDGE",
     "JUMP_TARGET_ATTRIBUTE",
+    "AlternativeChosen",
+    "ChoiceError",
+    "ChoiceSelectionError",
+    "Declaration",
     "Dependency",
     "ExportFormat",
+    "ExtendGraph",
+    "GraphPipeline",
     "JumpLimitError",
     "JumpTaken",
     "PipelineCycleError",
@@ -61,16 +87,25 @@ __all__ = [
     "PipelineRan",
     "PipelineSchedule",
     "PipelineSchedulePass",
+    "PipelineSource",
     "PopulatePipeline",
     "PopulateSubgraph",
     "ScheduleFailure",
     "ScheduleRunError",
     "ScheduleTrace",
+    "ScheduledChoice",
     "ScheduledPipeline",
+    "SelectAlternative",
+    "SkippedPredecessorError",
+    "StageSource",
     "SubgraphBoundaryError",
     "TraceEvent",
     "UndeclaredJumpError",
     "UnknownPipelineError",
     "dump_pipeline_graphs",
+    "extend_graph",
     "find_schedules",
+    "lookup_graph",
+    "register_graph",
+    "registered_schedule",
 ]

@@ -8,11 +8,15 @@ generic exceptions and silently ignored bad jumps::
         ├── PipelineNameError         a name is empty, malformed or registered twice
         ├── UnknownPipelineError      an edge or jump target names no pipeline
         ├── SubgraphBoundaryError     an edge or jump crosses into or out of a subgraph
+        ├── ChoiceError               an edge or jump would let two alternatives of
+        │                             a choice run, or a choice is malformed
+        ├── SkippedPredecessorError   a forward jump skips a predecessor of its target
         ├── PipelineCycleError        predecessors/successors form a cycle
         └── ScheduleRunError          a run stopped because of a jump (also a
             │                         PassPipelineError, so `except PassPipelineError`
             │                         still catches every failed run)
             ├── UndeclaredJumpError   pipeline.jump_target names an undeclared target
+            ├── ChoiceSelectionError  a choice picked no alternative, or a wrong one
             └── JumpLimitError        a jump edge was taken more often than allowed
 """
 
@@ -21,11 +25,14 @@ from __future__ import annotations
 from passflow.diagnostics import Diagnostic, PassflowError, PassPipelineError
 
 __all__ = [
+    "ChoiceError",
+    "ChoiceSelectionError",
     "JumpLimitError",
     "PipelineCycleError",
     "PipelineGraphError",
     "PipelineNameError",
     "ScheduleRunError",
+    "SkippedPredecessorError",
     "SubgraphBoundaryError",
     "UndeclaredJumpError",
     "UnknownPipelineError",
@@ -50,6 +57,18 @@ class SubgraphBoundaryError(PipelineGraphError):
     A subgraph runs as one unit: other pipelines may depend on it or jump to it,
     never to one of its members, and its members see only each other.
     """
+
+
+class ChoiceError(PipelineGraphError):
+    """A choice is malformed, or an edge or jump would break its promise that
+    exactly one alternative runs and the run then continues at its join: two
+    alternatives ordered against each other, a jump into an alternative, a
+    jump from one alternative to another."""
+
+
+class SkippedPredecessorError(PipelineGraphError):
+    """A forward jump would skip a pipeline declared to run before its target, so
+    the target could run without it (what `register_choice` is for)."""
 
 
 class PipelineCycleError(PipelineGraphError):
@@ -84,6 +103,11 @@ class ScheduleRunError(PassPipelineError, PipelineGraphError):
 class UndeclaredJumpError(ScheduleRunError):
     """`pipeline.jump_target` named a pipeline that is not one of the jump targets
     declared by the pipeline that just ran (numba-mlir ignored these silently)."""
+
+
+class ChoiceSelectionError(ScheduleRunError):
+    """A choice picked no alternative, or something that is not one of its
+    alternatives; `pipeline` is the choice, `target` what was picked."""
 
 
 class JumpLimitError(ScheduleRunError):

@@ -18,20 +18,26 @@ from xdsl.dialects.builtin import StringAttr
 from passflow import ir
 from passflow.diagnostics import Diagnostic, Severity
 from passflow.graph.errors import (
+    ChoiceSelectionError,
     JumpLimitError,
     ScheduleRunError,
     UndeclaredJumpError,
 )
 from passflow.ir import Operation, OperationName
 from passflow.manager import OpPassManager
-from passflow.pass_base import OperationPass
+from passflow.pass_base import OperationPass, PassPipeline
 from passflow.statistics import Statistic
 
 if TYPE_CHECKING:
-    from passflow.graph.schedule import PipelineSchedule, ScheduledPipeline
+    from passflow.graph.schedule import (
+        PipelineSchedule,
+        ScheduledChoice,
+        ScheduledPipeline,
+    )
 
 __all__ = [
     "JUMP_TARGET_ATTRIBUTE",
+    "AlternativeChosen",
     "JumpTaken",
     "PipelineRan",
     "PipelineSchedulePass",
@@ -65,7 +71,18 @@ class JumpTaken:
         return f"jump {self.source} -> {self.target}"
 
 
-TraceEvent = PipelineRan | JumpTaken
+@dataclass(frozen=True)
+class AlternativeChosen:
+    """Choice `choice` picked `alternative`, which runs next (both qualified)."""
+
+    choice: str
+    alternative: str
+
+    def __str__(self) -> str:
+        return f"pick {self.choice} -> {self.alternative}"
+
+
+TraceEvent = PipelineRan | JumpTaken | AlternativeChosen
 
 
 @dataclass
@@ -83,8 +100,14 @@ class ScheduleTrace:
     def jumps(self) -> tuple[JumpTaken, ...]:
         return tuple(e for e in self.events if isinstance(e, JumpTaken))
 
+    @property
+    def choices(self) -> tuple[AlternativeChosen, ...]:
+        """The alternative each choice picked, in order."""
+        return tuple(e for e in self.events if isinstance(e, AlternativeChosen))
+
     def __str__(self) -> str:
-        """One event per line (`run  frontend`, `jump a -> b`), for reading and diffing."""
+        """One event per line (`run  frontend`, `jump a -> b`, `pick c -> a`), for
+        reading and diffing."""
         return "\n".join(str(e) for e in self.events)
 
 
@@ -148,6 +171,14 @@ class PipelineSchedulePass(OperationPass):
         descend into."""
         return [pm for _, pm in self.schedule.pass_managers()]
 
+    def pipeline_label(self, pipeline: PassPipeline) -> str:
+        """A stage is named by its qualified name in timing and statistics
+        (`'gpu/outline' Stage`), so that the report tells stages apart."""
+        for name, stage in self.schedule.pass_managers():
+            if stage is pipeline:
+                return f"'{name}' Stage"
+        return super().pipeline_label(pipeline)
+
     def get_dependent_dialects(self) -> list[str]:
         """Every stage's dialects, loaded before the run as for nested pipelines."""
         return [d for pm in self.nested_pipelines() for d in pm.dependent_dialects()]
@@ -203,10 +234,10 @@ class PipelineSchedulePass(OperationPass):
         pipelines = schedule.pipelines
         index = 0
         while index < len(pipelines):
-            pipeline = pipelines[index]
-            qualified = prefix + pipeline.name
-            if not self._run_unit(pipeline, op, qualified):
+            ran = self._run_unit(pipelines[index], op, prefix)
+            if ran is None:
                 return False
+            qualified = prefix + ran.name
             requested = op.attributes.get(JUMP_TARGET_ATTRIBUTE)
             if requested is None:
                 if self._misplaced_request(op, qualified):
@@ -215,20 +246,25 @@ class PipelineSchedulePass(OperationPass):
                 _leave_loops(taken, schedule, index)
                 continue
             target = requested.data if isinstance(requested, StringAttr) else None
-            if target is None or target not in pipeline.jump_targets:
+            if target is None or target not in ran.jump_targets:
                 if prefix and index == len(pipelines) - 1:
                     return True
-                declared = ", ".join(pipeline.jump_targets) or "none"
+                declared = ", ".join(ran.jump_targets) or "none"
+                choice = _choice_holding(schedule, target)
                 self._fail(
                     UndeclaredJumpError,
                     qualified,
                     requested,
                     f"pipeline '{qualified}' set {JUMP_TARGET_ATTRIBUTE} = "
                     f"{requested}, which is not one of its jump targets ({declared})",
+                    note=None
+                    if choice is None
+                    else f"'{target}' is an alternative of choice '{prefix}{choice}': "
+                    "a pass of the choice's own pipeline picks it, or its select",
                 )
                 return False
-            taken[pipeline.name, target] += 1
-            if taken[pipeline.name, target] > schedule.max_jumps_per_edge:
+            taken[ran.name, target] += 1
+            if taken[ran.name, target] > schedule.max_jumps_per_edge:
                 self._fail(
                     JumpLimitError,
                     qualified,
@@ -248,15 +284,70 @@ class PipelineSchedulePass(OperationPass):
         return True
 
     def _run_unit(
-        self, pipeline: ScheduledPipeline, op: Operation, qualified: str
-    ) -> bool:
+        self, pipeline: ScheduledPipeline, op: Operation, prefix: str
+    ) -> ScheduledPipeline | None:
+        """Run one unit; the pipeline whose jump targets now apply (a choice's
+        picked alternative), or None if the run failed."""
         body = pipeline.body
-        if not isinstance(body, OpPassManager):
-            return self._run_schedule(body, op, qualified + "/")
+        qualified = prefix + pipeline.name
+        if isinstance(body, OpPassManager):
+            return pipeline if self._run_stage(body, op, qualified) else None
+        if body.kind == "choice":
+            return self._run_choice(pipeline.name, body, op, prefix)
+        return pipeline if self._run_schedule(body, op, qualified + "/") else None
+
+    def _run_stage(self, body: OpPassManager, op: Operation, qualified: str) -> bool:
         self.current_pipeline = qualified
         self.trace.events.append(PipelineRan(qualified))
         self.pipelines_run += 1
         return self.run_pipeline(body, op)
+
+    def _run_choice(
+        self, name: str, choice: ScheduledChoice, op: Operation, prefix: str
+    ) -> ScheduledPipeline | None:
+        """Run the choice's own pipeline, then the one alternative it picks."""
+        qualified = prefix + name
+        if not self._run_stage(choice.selector, op, qualified):
+            return None
+        requested = op.attributes.get(JUMP_TARGET_ATTRIBUTE)
+        picked: object = None
+        if requested is not None:
+            picked = requested.data if isinstance(requested, StringAttr) else None
+            how = f"set {JUMP_TARGET_ATTRIBUTE} = {requested}"
+        elif choice.select is not None:
+            if self._misplaced_request(op, qualified):
+                return None
+            try:
+                picked = choice.select(op)
+            except Exception as err:
+                self._fail(
+                    ChoiceSelectionError,
+                    qualified,
+                    StringAttr(""),
+                    f"select of choice '{qualified}' raised {type(err).__name__}: {err}",
+                )
+                return None
+            how = f"select returned {picked!r}"
+        else:
+            if self._misplaced_request(op, qualified):
+                return None
+            how = f"picked nothing (its passes did not set {JUMP_TARGET_ATTRIBUTE})"
+        alternative = choice.alternative(picked) if isinstance(picked, str) else None
+        if alternative is None:
+            self._fail(
+                ChoiceSelectionError,
+                qualified,
+                requested if requested is not None else StringAttr(str(picked or "")),
+                f"choice '{qualified}' {how}, which is not one of its alternatives "
+                f"({', '.join(choice.names)})",
+            )
+            return None
+        if requested is not None:
+            del op.attributes[JUMP_TARGET_ATTRIBUTE]
+        self.trace.events.append(
+            AlternativeChosen(qualified, prefix + alternative.name)
+        )
+        return self._run_unit(alternative, op, prefix)
 
     def _misplaced_request(self, op: Operation, qualified: str) -> bool:
         """Fail if a pass set the jump attribute on an op nested in the
@@ -298,12 +389,30 @@ class PipelineSchedulePass(OperationPass):
         pipeline: str | None,
         requested: object,
         message: str,
+        note: str | None = None,
     ) -> None:
-        """Report `message` at the op and keep what the caller's error needs;
-        `requested` is the attribute found (a non-string one keeps its text)."""
-        self.emit_error(self.get_operation(), message)
+        """Report `message` (and `note`) at the op and keep what the caller's
+        error needs; `requested` is the attribute found (a non-string one keeps
+        its text)."""
+        error = Diagnostic(Severity.ERROR, message, ir.location(self.get_operation()))
+        if note is not None:
+            error.attach_note(note)
+        self.emit_diagnostic(error)
         target = requested.data if isinstance(requested, StringAttr) else str(requested)
         self.failure = ScheduleFailure(kind, pipeline, target)
+
+
+def _choice_holding(schedule: PipelineSchedule, name: str | None) -> str | None:
+    """The choice of `schedule` that has an alternative called `name`, if any."""
+    for pipeline in schedule.pipelines:
+        body = pipeline.body
+        if (
+            not isinstance(body, OpPassManager)
+            and body.kind == "choice"
+            and name in body.names
+        ):
+            return pipeline.name
+    return None
 
 
 def _leave_loops(

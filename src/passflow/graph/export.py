@@ -16,7 +16,7 @@ from passflow.manager import OpPassManager
 from passflow.pass_base import walk_passes
 
 if TYPE_CHECKING:
-    from passflow.graph.schedule import PipelineSchedule
+    from passflow.graph.schedule import PipelineSchedule, ScheduledPipeline
 
 __all__ = [
     "ExportFormat",
@@ -67,15 +67,10 @@ def _json_graph(schedule: PipelineSchedule) -> dict[str, object]:
 
 
 def _json_level(schedule: PipelineSchedule) -> dict[str, object]:
-    pipelines: list[dict[str, object]] = []
-    for position, pipeline in enumerate(schedule.pipelines, start=1):
-        entry: dict[str, object] = {"name": pipeline.name, "position": position}
-        body = pipeline.body
-        if isinstance(body, OpPassManager):
-            entry |= {"kind": "pipeline", "passes": str(body)}
-        else:
-            entry |= {"kind": "subgraph", **_json_level(body)}
-        pipelines.append(entry)
+    pipelines = [
+        {"name": pipeline.name, "position": position, **_json_unit(pipeline)}
+        for position, pipeline in enumerate(schedule.pipelines, start=1)
+    ]
     edges = [
         {"kind": kind, "from": source, "to": target}
         for kind, source, target in _edges(schedule)
@@ -83,8 +78,37 @@ def _json_level(schedule: PipelineSchedule) -> dict[str, object]:
     return {"pipelines": pipelines, "edges": edges}
 
 
+def _json_unit(pipeline: ScheduledPipeline) -> dict[str, object]:
+    body = pipeline.body
+    if isinstance(body, OpPassManager):
+        return {"kind": "pipeline", "passes": str(body)}
+    if body.kind == "subgraph":
+        return {"kind": "subgraph", **_json_level(body)}
+    select = getattr(body.select, "__name__", None) if body.select else None
+    return {
+        "kind": "choice",
+        "passes": str(body.selector),
+        "select": select,
+        "alternatives": [{"name": a.name, **_json_unit(a)} for a in body.alternatives],
+    }
+
+
+def _units(schedule: PipelineSchedule) -> Iterator[ScheduledPipeline]:
+    """Every unit of one level: its pipelines, and the alternatives of its choices."""
+    for pipeline in schedule.pipelines:
+        yield pipeline
+        body = pipeline.body
+        if not isinstance(body, OpPassManager) and body.kind == "choice":
+            yield from body.alternatives
+
+
+def _unit(schedule: PipelineSchedule, name: str) -> ScheduledPipeline:
+    return next(u for u in _units(schedule) if u.name == name)
+
+
 def _edges(schedule: PipelineSchedule) -> Iterator[tuple[str, str, str]]:
-    """(kind, from, to) for dependencies, then jumps, each sorted by run order."""
+    """(kind, from, to) for dependencies, then jumps, each sorted by run order
+    (an alternative's jumps at its choice's position, in declared order)."""
     position = schedule.index
     dependencies = sorted(
         schedule.dependencies, key=lambda d: (position(d.source), position(d.target))
@@ -92,7 +116,7 @@ def _edges(schedule: PipelineSchedule) -> Iterator[tuple[str, str, str]]:
     for edge in dependencies:
         yield "dependency", edge.source, edge.target
     jumps = sorted(
-        ((p.name, t) for p in schedule.pipelines for t in p.jump_targets),
+        ((p.name, t) for p in _units(schedule) for t in p.jump_targets),
         key=lambda jump: (position(jump[0]), position(jump[1])),
     )
     for source, target in jumps:
@@ -116,24 +140,11 @@ def to_dot(schedule: PipelineSchedule) -> str:
 def _dot_level(
     schedule: PipelineSchedule, prefix: str, number: str, pad: str
 ) -> list[str]:
-    """Nodes (clusters for subgraphs) and edges of one level, ids qualified."""
+    """Nodes (clusters for subgraphs and choices) and edges of one level, ids
+    qualified."""
     lines: list[str] = []
     for position, pipeline in enumerate(schedule.pipelines, start=1):
-        node = prefix + pipeline.name
-        label = _quote(f"{number}{position}. {pipeline.name}")
-        body = pipeline.body
-        if isinstance(body, OpPassManager):
-            style = ", style=dashed" if pipeline.is_empty else ""
-            lines.append(
-                f"{pad}{_quote(node)} [label={label}, tooltip={_quote(str(body))}{style}];"
-            )
-            continue
-        lines.append(f"{pad}subgraph {_quote('cluster_' + node)} {{")
-        lines.append(f"{pad}  label={label};")
-        if pipeline.is_empty:
-            lines.append(f'{pad}  {_quote(node)} [label="(empty)", shape=plaintext];')
-        lines.extend(_dot_level(body, node + "/", f"{number}{position}.", pad + "  "))
-        lines.append(f"{pad}}}")
+        lines.extend(_dot_unit(pipeline, prefix, f"{number}{position}.", pad))
     for kind, source, target in _edges(schedule):
         tail, tail_cluster = _endpoint(schedule, prefix, source, last=True)
         head, head_cluster = _endpoint(schedule, prefix, target, last=False)
@@ -147,26 +158,75 @@ def _dot_level(
     return lines
 
 
+def _dot_unit(
+    pipeline: ScheduledPipeline, prefix: str, number: str, pad: str
+) -> list[str]:
+    """One pipeline's node, or one subgraph's or choice's cluster.
+
+    A choice's cluster holds its own pipeline as a node labelled `choose`, with a
+    dotted `pick` arrow to each alternative.
+    """
+    node = prefix + pipeline.name
+    label = _quote(f"{number} {pipeline.name}")
+    body = pipeline.body
+    if isinstance(body, OpPassManager):
+        style = ", style=dashed" if pipeline.is_empty else ""
+        return [
+            f"{pad}{_quote(node)} [label={label}, tooltip={_quote(str(body))}{style}];"
+        ]
+    lines = [f"{pad}subgraph {_quote('cluster_' + node)} {{", f"{pad}  label={label};"]
+    if body.kind == "subgraph":
+        if pipeline.is_empty:
+            lines.append(f'{pad}  {_quote(node)} [label="(empty)", shape=plaintext];')
+        lines.extend(_dot_level(body, node + "/", number, pad + "  "))
+    else:
+        style = ", style=dashed" if not body.selector.passes else ""
+        lines.append(
+            f'{pad}  {_quote(node)} [label="choose", shape=diamond, '
+            f"tooltip={_quote(str(body.selector))}{style}];"
+        )
+        for index, alternative in enumerate(body.alternatives, start=1):
+            lines.extend(
+                _dot_unit(alternative, prefix, f"{number}{index}.", pad + "  ")
+            )
+            head, cluster = _first_node(alternative, prefix, last=False)
+            clip = f", lhead={_quote(cluster)}" if cluster else ""
+            lines.append(
+                f'{pad}  {_quote(node)} -> {_quote(head)} [style=dotted, label="pick"{clip}];'
+            )
+    lines.append(f"{pad}}}")
+    return lines
+
+
 def _endpoint(
     schedule: PipelineSchedule, prefix: str, name: str, *, last: bool
 ) -> tuple[str, str]:
     """The node an edge attaches to, and the cluster it is clipped at ("" if none).
 
     Graphviz draws edges between nodes only, so an edge to a subgraph attaches to
-    its first member (an edge from it to its last) and is clipped at the cluster.
+    its first member (an edge from it to its last) and one to a choice to its
+    `choose` node, each clipped at the cluster.
     """
-    node = prefix + name
-    body = schedule.pipelines[schedule.index(name)].body
+    return _first_node(_unit(schedule, name), prefix, last=last)
+
+
+def _first_node(
+    pipeline: ScheduledPipeline, prefix: str, *, last: bool
+) -> tuple[str, str]:
+    node = prefix + pipeline.name
+    body = pipeline.body
     if isinstance(body, OpPassManager):
         return node, ""
+    if body.kind == "choice":
+        return node, "cluster_" + node
     inner = body
     while inner.pipelines:
         member = inner.pipelines[-1 if last else 0]
         node += "/" + member.name
-        if isinstance(member.body, OpPassManager):
+        if isinstance(member.body, OpPassManager) or member.body.kind == "choice":
             break
         inner = member.body
-    return node, "cluster_" + prefix + name
+    return node, "cluster_" + prefix + pipeline.name
 
 
 def _quote(text: str) -> str:

@@ -2,59 +2,39 @@
 
 A compiler is declared as named pipelines, each listing the pipelines it must
 follow (`predecessors`), the ones it must precede (`successors`) and the ones it
-may jump to at run time (`jump_targets`). Nothing runs until `create_schedule`,
-so an extension can add a stage between two existing ones by naming them, without
-the original author having planned an extension point.
+may jump to at run time (`jump_targets`). A choice declares alternatives of which
+exactly one runs. Nothing runs until `create_schedule`, so an extension can add,
+replace or remove a stage by name, without the original author having planned an
+extension point.
 """
 
 from __future__ import annotations
 
-import difflib
-import heapq
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import TypeVar, cast
 
-from passflow.graph.errors import (
-    PipelineCycleError,
-    PipelineGraphError,
-    PipelineNameError,
-    SubgraphBoundaryError,
-    UnknownPipelineError,
+from passflow.graph.compile import compile_schedule
+from passflow.graph.declaration import (
+    Declaration,
+    Expanded,
+    Kind,
+    PopulatePipeline,
+    PopulateSubgraph,
+    SelectAlternative,
 )
-from passflow.graph.schedule import (
-    DEFAULT_MAX_JUMPS_PER_EDGE,
-    Dependency,
-    PipelineSchedule,
-    ScheduledPipeline,
-)
+from passflow.graph.errors import ChoiceError, PipelineGraphError, PipelineNameError
+from passflow.graph.schedule import DEFAULT_MAX_JUMPS_PER_EDGE, PipelineSchedule
+from passflow.graph.stage_source import StageSource, as_populate
 from passflow.manager import OpPassManager
 
-__all__ = ["PipelineGraph", "PopulatePipeline", "PopulateSubgraph"]
+__all__ = ["PipelineGraph"]
 
 _T = TypeVar("_T")
 
-PopulatePipeline = Callable[[OpPassManager], None]
-"""Fills the (empty) pass manager of one pipeline."""
-
-PopulateSubgraph = Callable[["PipelineGraph"], None]
-"""Registers the members of a subgraph in the (empty) graph it is given."""
-
-
-@dataclass(frozen=True)
-class _Declaration:
-    """One `register_*` call, as given; checked when the schedule is created."""
-
-    name: str
-    predecessors: tuple[str, ...]
-    successors: tuple[str, ...]
-    jump_targets: tuple[str, ...]
-    populate: PopulatePipeline | None
-    subgraph: PopulateSubgraph | None
-
 
 class PipelineGraph:
-    """Named pipelines and their ordering constraints (seed 004's `PipelineGraph`).
+    """Named pipelines and their ordering constraints (the "PipelineGraph" RFC).
 
     `name` names the schedule built from the graph (its pass text, its registered
     pipeline, its picture); `anchor` is the op every pipeline runs on, the
@@ -66,12 +46,24 @@ class PipelineGraph:
     ) -> None:
         self.name = name
         self.anchor = anchor
-        self._declarations: dict[str, _Declaration] = {}
+        self._declarations: dict[str, Declaration] = {}
+        self._removed: dict[str, Declaration] = {}
 
     @property
     def names(self) -> tuple[str, ...]:
         """The registered names, in registration order (the tie-breaking order)."""
         return tuple(self._declarations)
+
+    @property
+    def declarations(self) -> tuple[Declaration, ...]:
+        """Every registration as given, in registration order."""
+        return tuple(self._declarations.values())
+
+    @property
+    def removed(self) -> Mapping[str, Declaration]:
+        """The pipelines taken out with `remove_pipeline`, whose edges still order
+        their neighbours."""
+        return dict(self._removed)
 
     def register_pipeline(
         self,
@@ -79,16 +71,28 @@ class PipelineGraph:
         predecessors: Sequence[str] = (),
         successors: Sequence[str] = (),
         jump_targets: Sequence[str] = (),
-        populate: PopulatePipeline | None = None,
+        populate: StageSource | None = None,
     ) -> None:
-        """Declare pipeline `name`; `populate(pm)` adds its passes.
+        """Declare pipeline `name`; `populate` gives its passes.
 
-        Without `populate` the pipeline is empty, which makes it an anchor: other
-        pipelines order themselves before or after it (`high-to-middle`). Names in
-        the edges and jump targets may be registered later; they are checked by
-        `create_schedule`. Raises `PipelineNameError` for a taken or malformed name.
+        `populate` is a function filling the pipeline's pass manager, pipeline
+        text (`"func.func(cse)"` or `"builtin.module(func.func(cse))"`: text
+        anchored on the graph's anchor is not nested again), or an object with
+        `build()` returning a pass manager, such as a `PipelineBuilder`. Without
+        it the pipeline is empty, which makes it an anchor: other pipelines order
+        themselves before or after it (`high-to-middle`). Names in the edges and
+        jump targets may be registered later; `create_schedule` checks them.
+        Raises `PipelineNameError` for a taken or malformed name.
         """
-        self._declare(name, predecessors, successors, jump_targets, populate=populate)
+        self._declare(
+            name,
+            "pipeline",
+            predecessors,
+            successors,
+            jump_targets,
+            populate=as_populate(populate, self.name, _checked(self.name, name)),
+            source=populate,
+        )
 
     def register_subgraph(
         self,
@@ -104,30 +108,148 @@ class PipelineGraph:
         The subgraph runs as one unit: it is scheduled as a single node, its
         members are ordered among themselves only, and no edge or jump reaches a
         member from outside or leaves from one. The graph passed to `populate`
-        has the subgraph's name and this graph's anchor. (Seed 004 overloads
+        has the subgraph's name and this graph's anchor. (The RFC overloads
         `registerPipeline` on the callback's parameter type, which Python cannot
         dispatch on, hence a second method.)
         """
-        self._declare(name, predecessors, successors, jump_targets, subgraph=populate)
+        _check_callback(self.name, _checked(self.name, name), populate)
+        self._declare(
+            name,
+            "subgraph",
+            predecessors,
+            successors,
+            jump_targets,
+            subgraph=populate,
+            source=populate,
+        )
+
+    def register_choice(
+        self,
+        name: str,
+        alternatives: Sequence[str],
+        predecessors: Sequence[str] = (),
+        successors: Sequence[str] = (),
+        *,
+        populate: StageSource | None = None,
+        select: SelectAlternative | None = None,
+    ) -> None:
+        """Declare `name` as a choice: exactly one of `alternatives` runs, then
+        the run continues at the join, after the choice.
+
+        The alternatives are pipelines or subgraphs of this graph, registered
+        before or after the choice in any order. They run inside the choice, so
+        their own predecessors and successors order the choice, and any edge
+        that names one of them orders the choice. When the run reaches the
+        choice, its pipeline (`populate`, like a stage's) runs first; a pass in
+        it picks an alternative by setting `pipeline.jump_target` to its name.
+        If none did, `select(op)` (on the top-level op) names it. Picking
+        nothing, or a name that is not an alternative, aborts the run with
+        `ChoiceSelectionError`.
+
+        `create_schedule` refuses (`ChoiceError`) an edge between two
+        alternatives, and a jump into an alternative or from one to another, so
+        that "exactly one runs" holds whatever the registration order.
+        """
+        checked = _checked(self.name, name)
+        where = f"choice '{name}' of graph '{self.name}'"
+        given = _names("alternatives", alternatives)
+        if len(given) < 2:
+            raise ChoiceError(
+                f"{where} needs at least two alternatives, got {len(given)}; to make "
+                "a stage optional, add an empty pipeline as the other alternative"
+            )
+        if name in given:
+            raise ChoiceError(f"{where} lists itself among its alternatives")
+        if select is not None and not callable(cast(object, select)):
+            raise PipelineGraphError(
+                f"select of {where} must be a function taking the top-level op, got "
+                f"{type(cast(object, select)).__name__} {select!r}"
+            )
+        if populate is None and select is None:
+            raise ChoiceError(
+                f"{where} has no way to pick an alternative; give it populate (passes "
+                "that set pipeline.jump_target to an alternative) or select"
+            )
+        self._declare(
+            name,
+            "choice",
+            predecessors,
+            successors,
+            (),
+            populate=as_populate(populate, self.name, checked),
+            alternatives=given,
+            select=select,
+            source=populate,
+        )
+
+    def replace_pipeline(
+        self, name: str, populate: StageSource | PopulateSubgraph | None
+    ) -> None:
+        """Give registered `name` new contents, keeping its edges, jump targets
+        and alternatives: new passes for a pipeline or a choice's own pipeline
+        (any `populate` `register_pipeline` takes), new members for a subgraph."""
+        old = self._registered(name, "replace")
+        if old.kind == "subgraph":
+            _check_callback(self.name, name, populate)
+            subgraph = cast(PopulateSubgraph, populate)
+            changed = replace(old, subgraph=subgraph, source=populate)
+        else:
+            made = as_populate(populate, self.name, name)
+            changed = replace(old, populate=made, source=populate)
+        self._declarations[name] = changed
+
+    def remove_pipeline(self, name: str) -> None:
+        """Take pipeline, subgraph or choice `name` out of the graph.
+
+        Its ordering is kept: whatever had to run before it still runs before
+        whatever had to run after it, and edges that name it are not errors. A
+        jump to it, or a choice listing it, is refused by `create_schedule`.
+        Removing a choice removes its alternatives too, so that they do not all
+        run.
+        """
+        removed = self._registered(name, "remove")
+        del self._declarations[name]
+        self._removed[name] = removed
+        for alternative in removed.alternatives:
+            if alternative in self._declarations:
+                self.remove_pipeline(alternative)
+
+    def source(self, name: str) -> object:
+        """What registered `name`'s `populate` was given: a function, pipeline text
+        or a builder, which an extension can edit until the schedule is built."""
+        return self._registered(name, "look up").source
+
+    def copy(self) -> PipelineGraph:
+        """A graph with the same registrations, to extend without changing this one."""
+        new = PipelineGraph(self.name, anchor=self.anchor)
+        new._declarations = dict(self._declarations)
+        new._removed = dict(self._removed)
+        return new
+
+    def _registered(self, name: str, action: str) -> Declaration:
+        found = self._declarations.get(name)
+        if found is None:
+            known = ", ".join(self._declarations) or "none"
+            raise PipelineNameError(
+                f"cannot {action} pipeline '{name}': graph '{self.name}' has no "
+                f"pipeline of that name (registered: {known})"
+            )
+        return found
 
     def _declare(
         self,
         name: str,
+        kind: Kind,
         predecessors: Sequence[str],
         successors: Sequence[str],
         jump_targets: Sequence[str],
         *,
         populate: PopulatePipeline | None = None,
         subgraph: PopulateSubgraph | None = None,
+        alternatives: tuple[str, ...] = (),
+        select: SelectAlternative | None = None,
+        source: object = None,
     ) -> None:
-        given = cast(object, name)  # callers may be untyped
-        if not isinstance(given, str):
-            raise PipelineNameError(
-                f"a pipeline name in graph '{self.name}' must be a string, got "
-                f"{type(given).__name__} {given!r}"
-            )
-        _check_callback(self.name, name, populate, "OpPassManager")
-        _check_callback(self.name, name, subgraph, "PipelineGraph")
         if not name or "/" in name:
             raise PipelineNameError(
                 f"invalid pipeline name {name!r} in graph '{self.name}': names must "
@@ -137,14 +259,20 @@ class PipelineGraph:
             raise PipelineNameError(
                 f"pipeline '{name}' is already registered in graph '{self.name}'"
             )
-        self._declarations[name] = _Declaration(
+        declaration = Declaration(
             name,
+            kind,
             _names("predecessors", predecessors),
             _names("successors", successors),
             _names("jump_targets", jump_targets),
             populate,
             subgraph,
+            alternatives,
+            select,
+            source,
         )
+        self._removed.pop(name, None)
+        self._declarations[name] = declaration
 
     def create_schedule(
         self, *, max_jumps_per_edge: int = DEFAULT_MAX_JUMPS_PER_EDGE
@@ -158,16 +286,31 @@ class PipelineGraph:
         jump target is allowed. Each call populates fresh pass managers.
 
         `max_jumps_per_edge` caps how often one jump (source to target) may be
-        taken in one run of the graph holding it; see `PipelineSchedule.run`.
+        taken in a row, in one visit to the loop it closes; see
+        `PipelineSchedule.run`.
 
-        Raises `UnknownPipelineError`, `SubgraphBoundaryError` or
-        `PipelineCycleError` naming the pipelines involved.
+        Raises `UnknownPipelineError`, `SubgraphBoundaryError`, `ChoiceError`,
+        `SkippedPredecessorError` or `PipelineCycleError` naming the pipelines
+        involved.
         """
-        if max_jumps_per_edge < 0:
-            raise ValueError(
-                f"max_jumps_per_edge must be >= 0, got {max_jumps_per_edge}"
+        given = cast(object, max_jumps_per_edge)
+        if not isinstance(given, int) or isinstance(given, bool) or given < 0:
+            raise PipelineGraphError(
+                f"max_jumps_per_edge of graph '{self.name}' must be an int >= 0, "
+                f"got {type(given).__name__} {given!r}"
             )
-        return _compile(_expand(self), (), max_jumps_per_edge)
+        return compile_schedule(_expand(self), max_jumps_per_edge)
+
+
+def _checked(graph: str, name: str) -> str:
+    """`name`, refused unless it is a string (callers may be untyped)."""
+    given = cast(object, name)
+    if not isinstance(given, str):
+        raise PipelineNameError(
+            f"a pipeline name in graph '{graph}' must be a string, got "
+            f"{type(given).__name__} {given!r}"
+        )
+    return given
 
 
 def _names(field: str, names: Sequence[str]) -> tuple[str, ...]:
@@ -186,35 +329,28 @@ def _names(field: str, names: Sequence[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(cast(Sequence[str], given)))
 
 
-# --- compiling: populate everything, check names, order --------------------------
+def _check_callback(graph: str, name: str, callback: object) -> None:
+    """Refuse a subgraph's populate that is not callable, naming the pipeline."""
+    if callable(callback):
+        return
+    raise PipelineGraphError(
+        f"populate of subgraph '{name}' in graph '{graph}' must be a function "
+        f"taking the subgraph's PipelineGraph, got {type(callback).__name__} "
+        f"{callback!r}"
+    )
 
 
-@dataclass(frozen=True)
-class _Expanded:
-    """A graph whose populate callbacks have run, recursively."""
-
-    graph: PipelineGraph
-    declarations: tuple[_Declaration, ...]
-    bodies: Mapping[str, OpPassManager | _Expanded]
-
-    def members(self) -> Iterable[tuple[str, str]]:
-        """(member name, the subgraph of this graph that holds it), at any depth."""
-        for name, body in self.bodies.items():
-            if isinstance(body, _Expanded):
-                for member in body.bodies:
-                    yield member, name
-                for member, _ in body.members():
-                    yield member, name
+# --- expanding: run every populate callback --------------------------------------
 
 
-def _expand(graph: PipelineGraph) -> _Expanded:
+def _expand(graph: PipelineGraph) -> Expanded:
     """Run every populate callback, in registration order, depth first.
 
     Everything is populated before anything is checked, so a misplaced name can
     be told apart from a missing one: inside a subgraph, or in an enclosing graph.
     """
-    bodies: dict[str, OpPassManager | _Expanded] = {}
-    declarations = tuple(graph._declarations.values())  # pyright: ignore[reportPrivateUsage]
+    bodies: dict[str, OpPassManager | Expanded] = {}
+    declarations = graph.declarations
     for decl in declarations:
         if decl.subgraph is not None:
             child = PipelineGraph(decl.name, anchor=graph.anchor)
@@ -225,22 +361,12 @@ def _expand(graph: PipelineGraph) -> _Expanded:
             if decl.populate is not None:
                 _populate(graph, decl.name, decl.populate, pm)
             bodies[decl.name] = pm
-    return _Expanded(graph, declarations, bodies)
-
-
-def _check_callback(graph: str, name: str, callback: object, takes: str) -> None:
-    """Refuse a populate callback that is not callable, naming the pipeline."""
-    if callback is None or callable(callback):
-        return
-    fix = (
-        f"; fix: populate=lambda pm: parse_pass_pipeline_into({callback!r}, pm)"
-        if isinstance(callback, str) and takes == "OpPassManager"
-        else ""
-    )
-    raise PipelineGraphError(
-        f"populate of pipeline '{name}' in graph '{graph}' must be a function "
-        f"taking the pipeline's {takes}, got {type(callback).__name__} "
-        f"{callback!r}{fix}"
+    return Expanded(
+        graph.name,
+        graph.anchor,
+        declarations,
+        bodies,
+        graph.removed,
     )
 
 
@@ -257,123 +383,3 @@ def _populate(
             f"populating pipeline '{name}' of graph '{graph.name}' failed: "
             f"{type(err).__name__}: {err}"
         ) from err
-
-
-def _compile(
-    level: _Expanded, enclosing: tuple[_Expanded, ...], max_jumps: int
-) -> PipelineSchedule:
-    _check_names(level, enclosing)
-    dependencies = tuple(
-        dict.fromkeys(
-            edge
-            for decl in level.declarations
-            for edge in (
-                *(Dependency(p, decl.name) for p in decl.predecessors),
-                *(Dependency(decl.name, s) for s in decl.successors),
-            )
-        )
-    )
-    order = _linearize(level, dependencies)
-    by_name = {decl.name: decl for decl in level.declarations}
-    pipelines: list[ScheduledPipeline] = []
-    for name in order:
-        body = level.bodies[name]
-        if isinstance(body, _Expanded):
-            body = _compile(body, (*enclosing, level), max_jumps)
-        pipelines.append(ScheduledPipeline(name, by_name[name].jump_targets, body))
-    return PipelineSchedule(
-        level.graph.name, level.graph.anchor, tuple(pipelines), dependencies, max_jumps
-    )
-
-
-def _check_names(level: _Expanded, enclosing: tuple[_Expanded, ...]) -> None:
-    graph = level.graph.name
-    inside = dict(level.members())
-    for decl in level.declarations:
-        for field, names in (
-            ("predecessors", decl.predecessors),
-            ("successors", decl.successors),
-            ("jump_targets", decl.jump_targets),
-        ):
-            for name in names:
-                if name in level.bodies:
-                    continue
-                where = f"pipeline '{decl.name}' of graph '{graph}' lists '{name}' in its {field}"
-                if name in inside:
-                    raise SubgraphBoundaryError(
-                        f"{where}, but '{name}' is a member of subgraph "
-                        f"'{inside[name]}', which runs as one unit; name "
-                        f"'{inside[name]}' instead"
-                    )
-                outer = next((g for g in enclosing if name in g.bodies), None)
-                if outer is not None:
-                    raise SubgraphBoundaryError(
-                        f"{where}, but '{name}' belongs to the enclosing graph "
-                        f"'{outer.graph.name}'; members of a subgraph see only each "
-                        f"other (declare the edge or jump on subgraph '{graph}')"
-                    )
-                raise UnknownPipelineError(
-                    f"{where}, but no such pipeline exists"
-                    + _suggest(name, level.bodies)
-                )
-
-
-def _suggest(name: str, known: Iterable[str]) -> str:
-    close = difflib.get_close_matches(name, list(known), n=1)
-    return f"; did you mean '{close[0]}'?" if close else ""
-
-
-def _linearize(level: _Expanded, dependencies: Iterable[Dependency]) -> list[str]:
-    """Kahn's algorithm; among ready pipelines, the earliest registered goes first."""
-    rank = {decl.name: i for i, decl in enumerate(level.declarations)}
-    successors: dict[str, list[str]] = {name: [] for name in rank}
-    predecessors: dict[str, list[str]] = {name: [] for name in rank}
-    for edge in dependencies:
-        successors[edge.source].append(edge.target)
-        predecessors[edge.target].append(edge.source)
-    waiting = {name: len(preds) for name, preds in predecessors.items()}
-    ready = [(rank[name], name) for name, count in waiting.items() if count == 0]
-    heapq.heapify(ready)
-    order: list[str] = []
-    while ready:
-        _, name = heapq.heappop(ready)
-        order.append(name)
-        for successor in successors[name]:
-            waiting[successor] -= 1
-            if waiting[successor] == 0:
-                heapq.heappush(ready, (rank[successor], successor))
-    if len(order) < len(rank):
-        cycle = _find_cycle(set(rank) - set(order), predecessors, rank)
-        raise PipelineCycleError(
-            f"the predecessors and successors of graph '{level.graph.name}' form a "
-            f"cycle: {' -> '.join(cycle)}; a loop must go through jump_targets",
-            cycle,
-        )
-    return order
-
-
-def _find_cycle(
-    stuck: set[str], predecessors: Mapping[str, list[str]], rank: Mapping[str, int]
-) -> tuple[str, ...]:
-    """A cycle among the pipelines Kahn's algorithm could not order.
-
-    Each of them still waits for a predecessor that is stuck too, so walking
-    backwards from one must revisit a pipeline. The walk picks the earliest
-    registered predecessor, and the cycle is reported from its earliest
-    registered member, so the message is the same on every run.
-    """
-    path = [min(stuck, key=rank.__getitem__)]
-    seen = {path[0]: 0}
-    while True:
-        previous = min(
-            (p for p in predecessors[path[-1]] if p in stuck), key=rank.__getitem__
-        )
-        if previous in seen:
-            break
-        seen[previous] = len(path)
-        path.append(previous)
-    # path[i + 1] -> path[i]; the cycle runs backwards through path[seen[previous]:].
-    loop = path[seen[previous] :][::-1]
-    start = loop.index(min(loop, key=rank.__getitem__))
-    loop = loop[start:] + loop[:start]
-    return (*loop, loop[0])

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import ClassVar, Literal
 
 from passflow import ir, registry
 from passflow.diagnostics import PassPipelineError
 from passflow.graph import export
+from passflow.graph.declaration import SelectAlternative
 from passflow.graph.errors import PipelineGraphError
 from passflow.graph.execution import PipelineSchedulePass, ScheduleTrace
 from passflow.manager import OpPassManager
@@ -26,7 +28,10 @@ __all__ = [
     "DEFAULT_MAX_JUMPS_PER_EDGE",
     "Dependency",
     "PipelineSchedule",
+    "ScheduleOptions",
+    "ScheduledChoice",
     "ScheduledPipeline",
+    "options_with_default",
 ]
 
 DEFAULT_MAX_JUMPS_PER_EDGE = 10
@@ -46,19 +51,74 @@ class Dependency:
 
 
 @dataclass(frozen=True, eq=False)
+class ScheduledChoice:
+    """The body of a choice: its own pipeline, which may pick an alternative with
+    `pipeline.jump_target`, the alternatives in declared order, and the `select`
+    function that picks one otherwise."""
+
+    selector: OpPassManager
+    alternatives: tuple[ScheduledPipeline, ...]
+    select: SelectAlternative | None
+    kind: ClassVar[Literal["choice"]] = "choice"
+
+    def alternative(self, name: str) -> ScheduledPipeline | None:
+        """The alternative called `name`, if there is one."""
+        return next((a for a in self.alternatives if a.name == name), None)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(a.name for a in self.alternatives)
+
+    def describe(self) -> str:
+        """How the choice picks: `choice builtin.module(pick)`, `, select=f` added."""
+        select = (
+            f", select={getattr(self.select, '__name__', repr(self.select))}"
+            if self.select is not None
+            else ""
+        )
+        return f"choice {self.selector}{select}"
+
+    def clone(self) -> ScheduledChoice:
+        return ScheduledChoice(
+            self.selector.clone(),
+            tuple(a.clone() for a in self.alternatives),
+            self.select,
+        )
+
+
+@dataclass(frozen=True, eq=False)
 class ScheduledPipeline:
-    """One scheduled unit: a pipeline, or a subgraph run as a whole."""
+    """One scheduled unit: a pipeline, a subgraph run as a whole, or a choice
+    (which runs its own pipeline, then one of its alternatives)."""
 
     name: str
     jump_targets: tuple[str, ...]
-    body: OpPassManager | PipelineSchedule
+    body: OpPassManager | PipelineSchedule | ScheduledChoice
 
     @property
     def is_empty(self) -> bool:
         """An anchor: no passes (or, for a subgraph, no members)."""
-        if isinstance(self.body, PipelineSchedule):
-            return not self.body.pipelines
-        return not self.body.passes
+        body = self.body
+        if isinstance(body, PipelineSchedule):
+            return not body.pipelines
+        if isinstance(body, ScheduledChoice):
+            return not body.selector.passes and all(
+                a.is_empty for a in body.alternatives
+            )
+        return not body.passes
+
+    def pass_managers(self, prefix: str) -> Iterator[tuple[str, OpPassManager]]:
+        """The pass managers this unit may run, qualified by `prefix`: a choice's
+        own pipeline (under its name), then its alternatives'."""
+        body = self.body
+        if isinstance(body, OpPassManager):
+            yield prefix + self.name, body
+        elif isinstance(body, PipelineSchedule):
+            yield from body.pass_managers(f"{prefix}{self.name}/")
+        else:
+            yield prefix + self.name, body.selector
+            for alternative in body.alternatives:
+                yield from alternative.pass_managers(prefix)
 
     def clone(self) -> ScheduledPipeline:
         return ScheduledPipeline(self.name, self.jump_targets, self.body.clone())
@@ -78,9 +138,14 @@ class PipelineSchedule:
     dependencies: tuple[Dependency, ...]
     max_jumps_per_edge: int
     _index: dict[str, int] = field(init=False, repr=False)
+    kind: ClassVar[Literal["subgraph"]] = "subgraph"
 
     def __post_init__(self) -> None:
-        self._index = {p.name: i for i, p in enumerate(self.pipelines)}
+        self._index = {}
+        for i, pipeline in enumerate(self.pipelines):
+            self._index[pipeline.name] = i
+            if isinstance(pipeline.body, ScheduledChoice):
+                self._index |= dict.fromkeys(pipeline.body.names, i)
 
     @property
     def order(self) -> tuple[str, ...]:
@@ -88,18 +153,15 @@ class PipelineSchedule:
         return tuple(p.name for p in self.pipelines)
 
     def index(self, name: str) -> int:
-        """The 0-based position of pipeline `name` in the run order."""
+        """The 0-based position of pipeline `name` in the run order (for an
+        alternative, its choice's)."""
         return self._index[name]
 
     def pass_managers(self, prefix: str = "") -> Iterator[tuple[str, OpPassManager]]:
         """Each pipeline's pass manager with its qualified name (`sub/member`), in
         run order, subgraphs flattened."""
         for pipeline in self.pipelines:
-            body = pipeline.body
-            if isinstance(body, OpPassManager):
-                yield prefix + pipeline.name, body
-            else:
-                yield from body.pass_managers(f"{prefix}{pipeline.name}/")
+            yield from pipeline.pass_managers(prefix)
 
     def clone(self) -> PipelineSchedule:
         """A copy with every pass cloned, so two runs never share pass state."""
@@ -170,7 +232,7 @@ class PipelineSchedule:
         `RegistrationError` if the name is taken.
         """
         name = argument or self.name
-        options = _options_for(self)
+        options = options_with_default(self.max_jumps_per_edge)
 
         def add_schedule(pm: OpPassManager, chosen: ScheduleOptions) -> None:
             schedule = self.clone()
@@ -204,27 +266,7 @@ class PipelineSchedule:
             f"{pad}{title or self.name}: pipeline schedule, at most "
             f"{self.max_jumps_per_edge} jumps per edge"
         )
-        return "\n".join(self._block(header, pad, ""))
-
-    def _block(self, header: str, pad: str, prefix: str) -> list[str]:
-        if not self.pipelines:
-            return [header + " {}"]
-        lines = [header + " {"]
-        for number, pipeline in enumerate(self.pipelines, start=1):
-            position = f"{prefix}{number}."
-            body = pipeline.body
-            jumps = (
-                f" [jumps: {', '.join(pipeline.jump_targets)}]"
-                if pipeline.jump_targets
-                else ""
-            )
-            if isinstance(body, PipelineSchedule):
-                line = f"{pad}  {position} {pipeline.name}: subgraph{jumps}"
-                lines.extend(body._block(line, pad + "  ", position))
-            else:
-                lines.append(f"{pad}  {position} {pipeline.name}: {body}{jumps}")
-        lines.append(pad + "}")
-        return lines
+        return "\n".join(_block(header, self.pipelines, pad, ""))
 
     def to_dot(self) -> str:
         """The graph in Graphviz DOT: dependencies solid, jumps dashed, subgraphs
@@ -235,6 +277,36 @@ class PipelineSchedule:
         """The graph as indented JSON (run order, pass pipelines, dependency and
         jump edges, nested subgraphs). Deterministic, for diffing."""
         return export.to_json(self)
+
+
+def _block(
+    header: str, pipelines: tuple[ScheduledPipeline, ...], pad: str, prefix: str
+) -> list[str]:
+    """`header {`, one numbered line (or block) per pipeline, `}`."""
+    if not pipelines:
+        return [header + " {}"]
+    lines = [header + " {"]
+    for number, pipeline in enumerate(pipelines, start=1):
+        position = f"{prefix}{number}."
+        body = pipeline.body
+        jumps = (
+            f" [jumps: {', '.join(pipeline.jump_targets)}]"
+            if pipeline.jump_targets
+            else ""
+        )
+        line = f"{pad}  {position} {pipeline.name}: "
+        if isinstance(body, PipelineSchedule):
+            lines.extend(
+                _block(line + "subgraph" + jumps, body.pipelines, pad + "  ", position)
+            )
+        elif isinstance(body, ScheduledChoice):
+            lines.extend(
+                _block(line + body.describe(), body.alternatives, pad + "  ", position)
+            )
+        else:
+            lines.append(f"{line}{body}{jumps}")
+    lines.append(pad + "}")
+    return lines
 
 
 def _max_jumps_option(default: int) -> Option[int]:
@@ -252,13 +324,13 @@ class ScheduleOptions(PipelineOptions):
     max_jumps = _max_jumps_option(DEFAULT_MAX_JUMPS_PER_EDGE)
 
 
-def _options_for(schedule: PipelineSchedule) -> type[ScheduleOptions]:
-    """`ScheduleOptions` whose `max-jumps` defaults to the schedule's own cap."""
+def options_with_default(max_jumps: int) -> type[ScheduleOptions]:
+    """`ScheduleOptions` whose `max-jumps` defaults to `max_jumps`."""
     return type(
         "ScheduleOptions",
         (ScheduleOptions,),
         {
             "__doc__": ScheduleOptions.__doc__,
-            "max_jumps": _max_jumps_option(schedule.max_jumps_per_edge),
+            "max_jumps": _max_jumps_option(max_jumps),
         },
     )

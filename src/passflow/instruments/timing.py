@@ -450,9 +450,14 @@ class PassTiming(PassInstrumentation):
     ) -> None:
         tid = _get_ident()
         children = self._spawner(parent).children_for(tid)
-        timer = children.get(op_name)
+        label = (
+            parent.parent_pass.pipeline_label(parent.pipeline)
+            if parent.pipeline is not None
+            else f"'{op_name or 'any'}' Pipeline"
+        )
+        timer = children.get(label)
         if timer is None:
-            timer = children[op_name] = _Timer(f"'{op_name or 'any'}' Pipeline", tid)
+            timer = children[label] = _Timer(label, tid)
         self._stack(tid).append(_Frame(timer, None, True, self._wall(), self._user()))
 
     def run_after_pipeline(
