@@ -147,6 +147,8 @@ def test_anchor_mismatch_is_reported_at_the_op(parse: Parse) -> None:
     pm = PassManager("func.func")
     assert run_errors(pm, module) == [
         "input.mlir:0:0: error: can't run 'func.func' pass manager on 'builtin.module' op"
+        "\ninput.mlir:0:0: note: to run it on the 'func.func' ops in 'builtin.module',"
+        " write `builtin.module(func.func())`"
     ]
 
 

@@ -21,6 +21,7 @@ from passflow.instruments.ir_printing import IRPrinterConfig
 from passflow.pipeline_text import parse_pass_pipeline
 from passflow.tools import opt
 from passflow.tools.command_line import CommandLineError, FlagParser
+from passflow.tools.hints import THREADING_NOTE
 from passflow.tools.pass_manager_options import (
     LOCAL_REPRODUCER_THREADING_ERROR,
     MODULE_SCOPE_THREADING_TOOL_ERROR,
@@ -38,8 +39,9 @@ func.func @foo() -> i32 {
   func.return %c : i32
 }
 """
-MODULE_SCOPE_REFUSED = f"<unknown>:0: error: {MODULE_SCOPE_THREADING_TOOL_ERROR}\n"
-LOCAL_REFUSED = f"<unknown>:0: error: {LOCAL_REPRODUCER_THREADING_ERROR}\n"
+FIX = f"<unknown>:0: note: {THREADING_NOTE}\n"  # how to fix it, after mlir-opt's line
+MODULE_SCOPE_REFUSED = f"<unknown>:0: error: {MODULE_SCOPE_THREADING_TOOL_ERROR}\n{FIX}"
+LOCAL_REFUSED = f"<unknown>:0: error: {LOCAL_REPRODUCER_THREADING_ERROR}\n{FIX}"
 SERIAL_FLAGS = [
     ["--mlir-disable-threading"],
     ["--executor=serial"],
@@ -337,7 +339,7 @@ def test_generated_reproducer_pipeline_is_the_pass_managers_text(
 def guide_tool() -> Callable[[list[str]], int]:
     """`main` of the tool in docs/guide.md ("Your own tool: the pass-manager flags")."""
     section = GUIDE.read_text().split("## Your own tool: the pass-manager flags")[1]
-    code = re.search(r"```python\n(.*?)```", section, re.DOTALL)
+    code = re.search(r"```python[^\n]*\n(.*?)```", section, re.DOTALL)
     assert code is not None
     namespace: dict[str, object] = {"__name__": "my_opt"}
     exec(compile(code[1], str(GUIDE), "exec"), namespace)

@@ -153,3 +153,33 @@ def test_pipeline_strings_use_mlir_escaping() -> None:
     assert reproducer is not None
     assert reproducer.pipeline == 'builtin.module(x{s="q"})'
     assert (reproducer.disable_threading, reproducer.verify_each) == (True, False)
+
+
+THREE = TWO + "func.func @c() {\n  func.return\n}\n"
+
+
+@pytest.mark.parametrize("executor", ["serial", "process"])
+def test_the_reproducer_message_comes_after_the_errors_it_is_about(
+    parse: Parse, executor: str
+) -> None:
+    from passflow.executors import make_executor
+
+    pm = PassManager(executor=make_executor(executor, 2, None))
+    pm.enable_crash_reproducer(Capture())
+    failing = TestFailurePass()
+    failing.gen_diagnostics = True
+    pm.nest("func.func").add(failing)
+    seen: list[str] = []
+    pm.add_diagnostic_handler(lambda d: seen.append(f"{d.location}: {d.message}"))
+    try:
+        with pytest.raises(PassPipelineError):
+            pm.run(parse(THREE))
+    finally:
+        pm.close()
+    assert seen == [
+        "input.mlir:1:1: illegal operation",
+        "input.mlir:4:1: illegal operation",
+        "input.mlir:7:1: illegal operation",
+        "input.mlir:1:1: Failures have been detected while processing an MLIR pass "
+        "pipeline",
+    ]

@@ -32,6 +32,7 @@ __all__ = [
     "Nesting",
     "OpPassManager",
     "OpToOpPassAdaptor",
+    "anchor_mismatch",
     "op_schedule_error",
     "schedule_error",
 ]
@@ -470,3 +471,38 @@ def _generic_conflicts(
             ):
                 return True
     return False
+
+
+def anchor_mismatch(pipeline: OpPassManager, op: Operation) -> Diagnostic | None:
+    """MLIR's refusal to run a pipeline anchored on another op than `op`, or None
+    when the anchor fits.
+
+    mlir-opt's line leaves a newcomer guessing (`-p 'func.func(cse)'` on a
+    module), so a note gives the pipeline that does run: wrapped in the op's
+    name when the op holds ops of the anchor's name (`**` when only deeper).
+    """
+    name = ir.operation_name(op).name
+    if pipeline.op_name is None or pipeline.op_name == name:
+        return None
+    error = Diagnostic(
+        Severity.ERROR,
+        f"can't run '{pipeline.anchor}' pass manager on '{name}' op",
+        ir.location(op),
+    )
+    anchor = pipeline.op_name
+    if any(ir.operation_name(c).name == anchor for c in ir.direct_children(op)):
+        fixed = f"{name}({pipeline})"
+        where = f"the '{anchor}' ops in '{name}'"
+    elif any(ir.operation_name(d).name == anchor for d in op.walk()):
+        fixed = (
+            f"{name}(**{pipeline})" if not pipeline.recursive else f"{name}({pipeline})"
+        )
+        where = f"the '{anchor}' ops at any depth in '{name}'"
+    else:
+        error.attach_note(
+            f"the input's top-level op is '{name}', which holds no '{anchor}' op: "
+            f"anchor the pipeline on it, as `{name}(...)`"
+        )
+        return error
+    error.attach_note(f"to run it on {where}, write `{fixed}`")
+    return error

@@ -9,7 +9,7 @@ mlir-opt's, so a reproducer moves between `passflow-opt --run-reproducer` and
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TextIO
 
@@ -17,6 +17,7 @@ from passflow import ir
 from passflow.diagnostics import (
     UNKNOWN_LOCATION,
     Diagnostic,
+    Location,
     PassflowError,
     Severity,
 )
@@ -27,8 +28,10 @@ from passflow.pass_base import Pass, PassPipeline
 
 __all__ = [
     "CrashReproducer",
+    "ReplayWitness",
     "ReproducerSpec",
     "StreamFactory",
+    "describe_pass_run",
     "format_reproducer",
     "read_reproducer",
     "write_reproducer",
@@ -124,7 +127,9 @@ def write_reproducer(target: str | StreamFactory, content: str) -> str | None:
     return None
 
 
-def _describe(pass_: Pass, op: Operation) -> str:
+def describe_pass_run(pass_: Pass, op: Operation) -> str:
+    """A pass on an op as MLIR's reproducer notes name it:
+    `` `TestFailurePass` on 'func.func' operation: @foo ``."""
     name = ir.operation_name(op).name
     symbol = ir.symbol_name(op)
     suffix = f": @{symbol}" if symbol is not None else ""
@@ -161,6 +166,7 @@ class CrashReproducer(PassInstrumentation):
     _global: _Context | None = None
     _done: bool = False
     _crashes: list[str] = field(default_factory=lambda: list[str]())
+    _pending: Diagnostic | None = None
 
     # --- driven by the pass manager -------------------------------------------
 
@@ -183,6 +189,7 @@ class CrashReproducer(PassInstrumentation):
         self._done = False
         self._global = None
         self._crashes.clear()
+        self._pending = None
         if not self.local:
             # MLIR's PassCrashRecovery: the op's name, then the top-level
             # passes joined by ", " (not `str(pm)`, whose anchor may be `any`).
@@ -193,11 +200,20 @@ class CrashReproducer(PassInstrumentation):
 
     def end_run(self, failed: bool, *, interrupted: bool = False) -> None:
         """End of the run; a failure no hook saw (a crash) still gets its file,
-        and so does an interrupted run, whose file says it was interrupted."""
+        and so does an interrupted run, whose file says it was interrupted.
+
+        The file is written when the failure happens (it holds the IR of that
+        moment), but its diagnostic is emitted here, after every diagnostic of
+        the run: the failing pass's own errors, and those of its siblings, come
+        before the message that says where their reproducer is.
+        """
         if interrupted and not self._done and self._top is not None:
             self._finalize(interrupted=True)
         elif failed and not self._done and self._top is not None:
             self._finalize()
+        pending, self._pending = self._pending, None
+        if pending is not None and self._emit is not None:
+            self._emit(pending)
         self._running.clear()
         self._stack.clear()
         self._global = None
@@ -253,7 +269,7 @@ class CrashReproducer(PassInstrumentation):
         context = self._stack[-1] if self.local and self._stack else self._global
         if context is None:
             return
-        running = [_describe(p, o) for p, o in self._running.values()]
+        running = [describe_pass_run(p, o) for p, o in self._running.values()]
         executing = (
             (running[-1] if running else "")
             if self.local
@@ -292,8 +308,42 @@ class CrashReproducer(PassInstrumentation):
             location,
         )
         diagnostic.attach_note(note)
-        if self._emit is not None:
-            self._emit(diagnostic)
+        self._pending = diagnostic
+
+
+@dataclass(eq=False)
+class ReplayWitness(PassInstrumentation):
+    """Watches a reproducer's replay (`--run-reproducer`) for the failure it
+    was written for, so that the replay can say what it reproduced.
+
+    mlir-opt replays a failing pass in silence when the pass emits nothing
+    (exit status 1, no output); `report` is the line that says which pass
+    failed on which op: an error when the run emitted none, else a note after
+    the run's own errors.
+    """
+
+    failure: str | None = None
+    """The first failing pass and its op, as the reproducer's note names them."""
+    location: Location = UNKNOWN_LOCATION
+
+    def run_after_pass_failed(self, pass_: Pass, op: Operation) -> None:
+        if pass_.is_adaptor or self.failure is not None:
+            return
+        self.failure = describe_pass_run(pass_, op)
+        self.location = ir.location(op)
+
+    def report(self, emitted: Sequence[Diagnostic]) -> Diagnostic | None:
+        """The replay's verdict after a failed run that emitted `emitted`, or
+        None if no pass failed (the run failed before any pass ran)."""
+        if self.failure is None:
+            return None
+        errors = any(d.severity is Severity.ERROR for d in emitted)
+        return Diagnostic(
+            Severity.NOTE if errors else Severity.ERROR,
+            f"reproduced the failure: the pipeline failed while executing "
+            f"{self.failure}",
+            self.location,
+        )
 
 
 _INTERRUPTED = """\

@@ -9,7 +9,8 @@ reported as `for the --NAME option: ...`.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+import difflib
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from passflow.diagnostics import PassflowError
@@ -116,13 +117,24 @@ class FlagParser(argparse.ArgumentParser):
             setattr(args, dest, setting)
         return args, unknown
 
-    def parse_command_line(self, argv: Sequence[str]) -> argparse.Namespace:
+    def parse_command_line(
+        self, argv: Sequence[str], more_flags: Iterable[str] = ()
+    ) -> argparse.Namespace:
         """Parse a whole command line by llvm::cl's rules (`-flag` is `--flag`);
-        an unknown argument is llvm::cl's error (`CommandLineError`)."""
+        an unknown argument is llvm::cl's error (`CommandLineError`), followed,
+        as llvm::cl does, by the closest flag (this parser's or `more_flags`,
+        such as pass names) as `<prog>: Did you mean '--flag=value'?`."""
         args, unknown = self.parse_flags([dashes(arg) for arg in argv])
         if unknown:
-            raise CommandLineError(
+            message = (
                 f"Unknown command line argument '{unknown[0]}'.  "
                 f"Try: '{self.prog} --help'"
             )
+            name, has_value, value = unknown[0].partition("=")
+            flags = [f for f in (*self.known, *more_flags) if f.startswith("--")]
+            close = difflib.get_close_matches(name, flags, n=1)
+            if name.startswith("-") and close:
+                suggestion = close[0] + (f"={value}" if has_value else "")
+                message += f"\n{self.prog}: Did you mean '{suggestion}'?"
+            raise CommandLineError(message)
         return args

@@ -22,7 +22,7 @@ import gc
 import io
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import NoReturn
 
@@ -44,6 +44,7 @@ from passflow.diagnostics import (
 from passflow.execution import ChildExecutor
 from passflow.instruments.chrome_trace import ChromeTrace
 from passflow.instruments.reproducer import (
+    ReplayWitness,
     format_reproducer,
     read_reproducer,
     write_reproducer,
@@ -65,17 +66,29 @@ from passflow.tools.command_line import (
     check_choice,
     dashes,
 )
-from passflow.tools.pass_doc import generate_markdown, pass_help
+from passflow.tools.hints import (
+    parse_error_note,
+    pass_names,
+    pipeline_error_note,
+    threading_note,
+)
+from passflow.tools.pass_doc import generate_markdown, list_passes, pass_help
 from passflow.tools.pass_manager_options import (
     PassManagerOptions,
     add_pass_manager_flags,
 )
 from passflow.tools.remark_options import add_remark_flags, remark_session
 from passflow.trust import UnsafePassError, untrusted
-from passflow.xdsl_passes import xdsl_pass_names
 
 PROG = "passflow-opt"
 SPLIT_MARKER = "// -----"
+
+
+NO_PIPELINE_GRAPH = (
+    "<unknown>:0: note: --dump-pipeline-graph: the pipeline holds no pipeline "
+    "graph (a registered pipeline schedule, docs/graph.md), so there is nothing "
+    "to dump"
+)
 
 
 class UsageError(Exception):
@@ -218,6 +231,13 @@ def build_parser() -> FlagParser:
     return parser
 
 
+def pass_flag_names() -> Iterator[str]:
+    """`--NAME` for every pass and pipeline, computed only when iterated (for
+    llvm::cl's "Did you mean" after an unknown flag)."""
+    for name in pass_names():
+        yield f"--{name}"
+
+
 def parse_command_line(argv: Sequence[str]) -> Invocation:
     parser = build_parser()
     rest: list[str] = []
@@ -230,7 +250,7 @@ def parse_command_line(argv: Sequence[str]) -> Invocation:
                 continue
         rest.append(arg)
     try:
-        args = parser.parse_command_line(rest)
+        args = parser.parse_command_line(rest, pass_flag_names())
     except CommandLineError as err:
         raise UsageError(str(err)) from None
     return Invocation(args, flags)
@@ -239,12 +259,36 @@ def parse_command_line(argv: Sequence[str]) -> Invocation:
 # --- diagnostics --------------------------------------------------------------
 
 
-def pipeline_error(handler: DiagnosticHandler, err: PipelineParseError) -> None:
+def pipeline_error(
+    handler: DiagnosticHandler, err: PipelineParseError, inv: Invocation
+) -> None:
     """A pipeline error as mlir-opt reports it: llvm::cl lines raw, then one
-    diagnostic at unknown location holding the parser's whole message."""
+    diagnostic at unknown location holding the parser's whole message; then a
+    "did you mean" note for a misspelt pass or option."""
     for line in err.cl_messages:
         sys.stderr.write(f"{line}\n")
-    handler(Diagnostic(Severity.ERROR, err.render()))
+    diagnostic = Diagnostic(Severity.ERROR, err.render())
+    note = pipeline_error_note(
+        err, inv.args.pass_pipeline, (flag.name for flag in inv.pass_flags)
+    )
+    if note is not None and hints_wanted(inv.args):
+        diagnostic.attach_note(note)
+    handler(diagnostic)
+
+
+def hints_wanted(args: argparse.Namespace) -> bool:
+    """Whether to add the notes that say how to fix an error: not under
+    `--verify-diagnostics`, where a test file written for mlir-opt expects
+    mlir-opt's diagnostics and no others."""
+    return args.verify_diagnostics is None
+
+
+def error_with_note(message: str, note: str | None) -> Diagnostic:
+    """An error at unknown location, with `note` (how to fix it) if there is one."""
+    diagnostic = Diagnostic(Severity.ERROR, message)
+    if note is not None:
+        diagnostic.attach_note(note)
+    return diagnostic
 
 
 # --- running ------------------------------------------------------------------
@@ -401,6 +445,9 @@ def process_chunk(
         with reports.timer("Parser"):
             top = parse_input(text, name, first_line, ctx, not args.no_implicit_module)
     except IRParseError as err:
+        note = parse_error_note(err.diagnostic, ctx) if hints_wanted(args) else None
+        if note is not None:
+            err.diagnostic.attach_note(note)
         handler(err.diagnostic)
         return None
     if not args.mlir_very_unsafe_disable_verifier_on_parsing:
@@ -424,25 +471,33 @@ def process_chunk(
     try:
         pm = build_pass_manager(inv, ir.operation_name(top).name, ctx, reproduced)
     except PipelineParseError as err:
-        pipeline_error(handler, err)
+        pipeline_error(handler, err, inv)
         return None
     if args.dump_pass_pipeline:
         pm.dump(sys.stderr)
         sys.stderr.write("\n")
     if args.dump_pipeline_graph is not None:
-        from passflow.graph import dump_pipeline_graphs  # loaded on first use
+        from passflow.graph import dump_pipeline_graphs, find_schedules  # on first use
 
-        sys.stderr.write(dump_pipeline_graphs(pm, args.dump_pipeline_graph))
+        if find_schedules(pm):
+            sys.stderr.write(dump_pipeline_graphs(pm, args.dump_pipeline_graph))
+        else:  # a report, like --dump-pass-pipeline: the run goes on
+            sys.stderr.write(f"{NO_PIPELINE_GRAPH}\n")
     pm.add_diagnostic_handler(handler)
     # mlir-opt's order: the pass-manager options (crash reproducer first, IR
     # printer), then the reproducer's flags, then timing last.
     try:
         inv.options.apply(pm)
     except PassflowError as err:
-        handler(Diagnostic(Severity.ERROR, str(err)))
+        note = threading_note(str(err)) if hints_wanted(args) else None
+        handler(error_with_note(str(err), note))
         return None
+    witness: ReplayWitness | None = None
     if reproduced is not None:
         reproduced.apply_flags(pm)
+        if hints_wanted(args):
+            witness = ReplayWitness()
+            pm.add_instrumentation(witness)
     if reports.trace is not None:
         pm.add_instrumentation(reports.trace)
     if reports.timing is not None:
@@ -450,7 +505,10 @@ def process_chunk(
     try:
         with action_session(args, pm), remark_session(args, pm), reproducer_trust(args):
             pm.run(top)
-    except PassPipelineError:
+    except PassPipelineError as err:
+        verdict = witness.report(err.diagnostics) if witness is not None else None
+        if verdict is not None:
+            handler(verdict)
         return None
     with reports.timer("Output"):
         verified = (
@@ -506,7 +564,7 @@ def read_input(path: str) -> tuple[str, str]:
 def print_help(parser: argparse.ArgumentParser) -> None:
     parser.print_help(sys.stdout)
     sys.stdout.write(
-        "\nPasses and pipelines (use as --NAME[=OPTIONS] or in --pass-pipeline):\n"
+        "\nPasses and pipelines (use as --NAME[=OPTIONS] or in --pass-pipeline):\n\n"
     )
     sys.stdout.write(pass_help())
 
@@ -529,13 +587,7 @@ def run(inv: Invocation) -> int:
         print_help(build_parser())
         return 0
     if args.list_passes:
-        for info in registry.registered_passes():
-            print(f"{info.argument}  - {info.summary}")
-        for pipeline in registry.registered_pipelines():
-            print(f"{pipeline.argument}  - {pipeline.summary}")
-        native = {info.argument for info in registry.registered_passes()}
-        print("\nxDSL passes, usable by name:")
-        print("  " + " ".join(n for n in xdsl_pass_names() if n not in native))
+        sys.stdout.write(list_passes())
         return 0
     if args.gen_pass_doc:
         sys.stdout.write(generate_markdown())
@@ -560,7 +612,7 @@ def run(inv: Invocation) -> int:
     try:
         options.check_executor(executor)
     except PassflowError as err:
-        sys.stderr.write(f"<unknown>:0: error: {err}\n")
+        sys.stderr.write(f"{error_with_note(str(err), threading_note(str(err)))}\n")
         if executor is not None:
             executor.close()
         return 1

@@ -9,16 +9,32 @@ when it is stale. Run `passflow-doc > docs/passes.md` to refresh it.
 
 from __future__ import annotations
 
+import argparse
 import inspect
+import re
+import shutil
 import sys
+import textwrap
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from passflow import registry
 from passflow.options import OptionBase, options_of
 from passflow.pass_base import Pass
 from passflow.statistics import statistics_of
+from passflow.xdsl_passes import xdsl_pass_names
 
-__all__ = ["generate_markdown", "main", "pass_help"]
+__all__ = [
+    "PassEntry",
+    "PassGroup",
+    "format_pass_groups",
+    "generate_markdown",
+    "list_passes",
+    "main",
+    "pass_groups",
+    "pass_help",
+]
 
 
 def _option_rows(pass_class: type[Pass]) -> list[tuple[str, str]]:
@@ -39,23 +55,120 @@ def _aligned(rows: list[tuple[str, str]], indent: str) -> list[str]:
     return [f"{indent}{key.ljust(width)} : {text}".rstrip() for key, text in rows]
 
 
-def pass_help() -> str:
-    """The pass section of `--help`: one line per pass, its options below it."""
-    lines: list[str] = []
+@dataclass(frozen=True)
+class PassEntry:
+    """One pass or pipeline as `--help` and `--list-passes` show it."""
+
+    argument: str
+    summary: str
+    options: list[tuple[str, str]]
+
+
+@dataclass(frozen=True)
+class PassGroup:
+    """A titled group of entries: passflow's, xDSL's, or the test passes."""
+
+    title: str
+    entries: list[PassEntry]
+
+
+_DATACLASS_DOC = re.compile(r"[A-Z]\w*\(.*\)")
+"""The docstring `dataclass` writes for an xDSL pass that has none of its own."""
+
+
+def _argument(entry: PassEntry) -> str:
+    return entry.argument
+
+
+def _is_test(origin: str) -> bool:
+    return origin.startswith("passflow.testing.")
+
+
+def pass_groups() -> list[PassGroup]:
+    """Every registered pass and pipeline, grouped: passflow's own (and plugins'),
+    xDSL's passes usable by name (those passflow does not shadow), and MLIR's
+    test passes and pipelines; each group sorted by argument."""
+    own: list[PassEntry] = []
+    tests: list[PassEntry] = []
     for info in registry.registered_passes():
-        lines.append(f"  --{info.argument:<36} - {info.summary}")
-        rows = _option_rows(info.pass_class)
-        if rows:
-            lines.extend(_aligned(rows, "      "))
+        entry = PassEntry(info.argument, info.summary, _option_rows(info.pass_class))
+        (tests if _is_test(info.origin) else own).append(entry)
     for pipeline in registry.registered_pipelines():
-        lines.append(f"  --{pipeline.argument:<36} - {pipeline.summary}")
+        entry = PassEntry(pipeline.argument, pipeline.summary, [])
+        (tests if _is_test(pipeline.origin) else own).append(entry)
+    native = {entry.argument for entry in (*own, *tests)}
+    xdsl: list[PassEntry] = []
+    for name in xdsl_pass_names():
+        info = registry.lookup_pass(name)
+        if name not in native and info is not None:
+            summary = "" if _DATACLASS_DOC.fullmatch(info.summary) else info.summary
+            xdsl.append(PassEntry(name, summary, _option_rows(info.pass_class)))
+    return [
+        PassGroup("passflow's passes and pipelines", sorted(own, key=_argument)),
+        PassGroup("xDSL's passes", xdsl),
+        PassGroup(
+            "Test passes and pipelines (MLIR's test/Pass)", sorted(tests, key=_argument)
+        ),
+    ]
+
+
+def _wrapped(key: str, text: str, indent: int, column: int, width: int) -> list[str]:
+    """`key` at `indent`, `text` from `column`, wrapped to `width` (on the next
+    line when `key` reaches the column)."""
+    head = " " * indent + key
+    room = max(width - column, 20)
+    lines = textwrap.wrap(text, room) or [""]
+    pad = " " * column
+    if len(head) + 2 > column:
+        return [head, *(pad + line for line in lines if line)]
+    first = head.ljust(column) + lines[0]
+    return [first.rstrip(), *(pad + line for line in lines[1:])]
+
+
+def format_pass_groups(
+    groups: list[PassGroup], *, prefix: str, options: bool, width: int | None = None
+) -> str:
+    """The groups as text: a title per group, a line per entry (`prefix` before
+    its argument) with its summary wrapped to `width` (the terminal's by
+    default), and with `options`, each option below its pass."""
+    width = width or shutil.get_terminal_size().columns
+    column = min(40, max(24, width // 3))
+    lines: list[str] = []
+    for group in groups:
+        if not group.entries:
+            continue
+        lines += ["", f"{group.title}:"] if lines else [f"{group.title}:"]
+        for entry in group.entries:
+            lines += _wrapped(prefix + entry.argument, entry.summary, 2, column, width)
+            if options:
+                for key, text in entry.options:
+                    lines += _wrapped(key, text, 6, column + 2, width)
     return "\n".join(lines) + "\n"
 
 
+def pass_help(width: int | None = None) -> str:
+    """The pass section of `--help`: every pass, grouped, as `--NAME` with its
+    summary and its options below it, wrapped to `width`."""
+    return format_pass_groups(pass_groups(), prefix="--", options=True, width=width)
+
+
+def list_passes(width: int | None = None) -> str:
+    """`--list-passes`: every pass and pipeline by name, grouped, with its summary."""
+    return format_pass_groups(pass_groups(), prefix="", options=False, width=width)
+
+
+_MLIR_DOC_LINK = re.compile(r"\]\((?![\w+.-]+:)([\w/-]+)\.md/?(#[\w-]+)?\)")
+"""A link relative to MLIR's docs, as the descriptions copied from MLIR have."""
+
+
 def _describe(pass_class: type[Pass]) -> str:
-    if pass_class.description:
-        return inspect.cleandoc(pass_class.description)
-    return inspect.cleandoc(pass_class.__doc__ or "")
+    """The pass's description, its links to MLIR's docs made absolute (they are
+    relative to MLIR's docs, where passflow's pages have no such files)."""
+    text = pass_class.description or pass_class.__doc__ or ""
+    return _MLIR_DOC_LINK.sub(
+        lambda link: f"](https://mlir.llvm.org/docs/{link[1]}/{link[2] or ''})",
+        inspect.cleandoc(text),
+    )
 
 
 def _pass_markdown(info: registry.PassInfo) -> list[str]:
@@ -104,7 +217,16 @@ def generate_markdown() -> str:
     return "\n".join(out).rstrip("\n") + "\n"
 
 
-def main() -> int:
+def main(argv: Sequence[str] | None = None) -> int:
+    """`passflow-doc`: the Markdown of every registered pass on stdout."""
+    parser = argparse.ArgumentParser(
+        prog="passflow-doc",
+        description="Print Markdown documentation of every pass and pipeline "
+        "registered with passflow (its own, plugins' and the test passes), as "
+        "`passflow-opt --gen-pass-doc` does. docs/passes.md is this output: "
+        "refresh it with `passflow-doc > docs/passes.md`.",
+    )
+    parser.parse_args(argv)
     sys.stdout.write(generate_markdown())
     return 0
 

@@ -1,0 +1,61 @@
+"""A clean install: `make demo` installs passflow's runtime only, `make test` the dev
+tools too, and the package metadata is the form current setuptools builds without
+deprecation banners (a licence as an SPDX expression)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+from packaging.licenses import canonicalize_license_expression
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def make_dry_run(target: str, venv: Path) -> list[str]:
+    """The commands `make TARGET` would run for a venv that does not exist yet."""
+    make = shutil.which("make")
+    assert make is not None, "make is one of the two things a fresh clone needs"
+    result = subprocess.run(
+        [make, "-n", target, f"VENV={venv}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return result.stdout.splitlines()
+
+
+def installs(commands: list[str]) -> list[str]:
+    return [c for c in commands if " install " in c and "--upgrade pip" not in c]
+
+
+def test_make_demo_installs_the_runtime_package_only(tmp_path: Path) -> None:
+    commands = make_dry_run("demo", tmp_path / "venv")
+    assert installs(commands) == [f"{tmp_path}/venv/bin/pip install --quiet -e ."]
+    assert commands[-1] == f"BIN={tmp_path}/venv/bin sh examples/demo.sh"
+
+
+def test_make_test_installs_the_dev_extras(tmp_path: Path) -> None:
+    commands = make_dry_run("test", tmp_path / "venv")
+    assert installs(commands) == [
+        f"{tmp_path}/venv/bin/pip install --quiet -e '.[dev]'"
+    ]
+
+
+def test_a_dev_install_also_satisfies_make_demo(tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "python").touch()
+    (venv / ".installed").touch()
+    (venv / ".installed-runtime").touch()
+    assert installs(make_dry_run("demo", venv)) == []
+
+
+def test_the_licence_is_an_spdx_expression() -> None:
+    text = (ROOT / "pyproject.toml").read_text()
+    (licence,) = re.findall(r'^license = "(.*)"$', text, re.M)  # not a table:
+    assert canonicalize_license_expression(licence) == licence  # deprecated in 77
+    assert re.search(r'^requires = \["setuptools>=77"', text, re.M)
