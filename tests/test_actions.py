@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 import json
+import subprocess
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -780,3 +782,19 @@ def test_opt_unopenable_log_is_reported_and_the_run_goes_on(
         f"--log-actions-to failed: cannot open output file '{target}': "
         "No such file or directory\n\n"
     )
+
+
+def test_passflow_opt_logs_its_work_as_the_program_s_thread(tmp_path: Path) -> None:
+    # The work runs in a deep-stack thread; the log names it as mlir-opt names
+    # its main thread: after the program.
+    source = tmp_path / "in.mlir"
+    source.write_text("func.func @f() {\n  func.return\n}\n")
+    opt = Path(sys.executable).parent / "passflow-opt"
+    done = subprocess.run(
+        [opt, source, "-p", "builtin.module(func.func(cse))", "--log-actions-to=-"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "[thread passflow-opt] begins (no breakpoint) Action" in done.stdout
+    assert "passflow-deep-stack" not in done.stdout

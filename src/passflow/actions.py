@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from passflow import ir
+from passflow.deep_stack import stands_in_for_main_thread
 from passflow.diagnostics import PassflowError
 from passflow.ir import Operation
 from passflow.llvm_integers import parse_llvm_integer
@@ -520,9 +521,10 @@ def _main_thread_name() -> str:
 
 def thread_name() -> str:
     """This thread's name as MLIR's action log shows it: the OS thread name
-    (the program's, on the main thread), else the Python thread name, else the
-    native thread id."""
+    (the program's, on the main thread and on the deep-stack thread that does
+    the main thread's work), else the Python thread name, else the native
+    thread id."""
     thread = threading.current_thread()
-    if thread is threading.main_thread():
+    if thread is threading.main_thread() or stands_in_for_main_thread(thread):
         return _main_thread_name() or str(threading.get_native_id())
     return thread.name or str(threading.get_native_id())

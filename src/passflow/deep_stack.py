@@ -21,7 +21,12 @@ from collections.abc import Callable, Generator
 from types import FrameType
 from typing import TypeVar
 
-__all__ = ["RECURSION_LIMIT", "STACK_BYTES", "call_with_deep_stack"]
+__all__ = [
+    "RECURSION_LIMIT",
+    "STACK_BYTES",
+    "call_with_deep_stack",
+    "stands_in_for_main_thread",
+]
 
 T = TypeVar("T")
 
@@ -78,6 +83,16 @@ def _raised_recursion_limit() -> Generator[None]:
                 sys.setrecursionlimit(_saved_limit)
 
 
+_THREAD_NAME = "passflow-deep-stack"
+
+
+def stands_in_for_main_thread(thread: threading.Thread) -> bool:
+    """Whether `thread` runs a `call_with_deep_stack` call: the program's work,
+    which logs and traces name as the main thread, while the real main thread
+    only waits for it."""
+    return thread.name == _THREAD_NAME
+
+
 def _call_in_thread(call: Callable[[], T]) -> T:
     outcome: list[T] = []
     failure: list[BaseException] = []
@@ -88,7 +103,7 @@ def _call_in_thread(call: Callable[[], T]) -> T:
         except BaseException as err:  # handed to the caller as it is
             failure.append(err)
 
-    thread = threading.Thread(target=target, name="passflow-deep-stack")
+    thread = threading.Thread(target=target, name=_THREAD_NAME)
     _start_and_join(thread)
     if failure:
         raise failure[0]
