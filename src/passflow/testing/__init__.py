@@ -62,6 +62,7 @@ _REGISTERED: dict[str, tuple[str, str]] = {
     "test-function-pass": (_PASSES, "TestFunctionPass"),
     "test-interface-pass": (_PASSES, "TestInterfacePass"),
     "test-pass-crash": (_PASSES, "TestPassCrash"),
+    "test-pass-crash-on-op": (_PASSES, "TestPassCrashOnOp"),
     "test-pass-failure": (_PASSES, "TestFailurePass"),
     "test-pass-create-invalid-ir": (_PASSES, "TestInvalidIRPass"),
     "test-pass-invalid-parent": (_PASSES, "TestInvalidParentPass"),

@@ -48,6 +48,7 @@ __all__ = [
     "TestOptionsSuperPass",
     "TestOptionsSuperPipelineOptions",
     "TestPassCrash",
+    "TestPassCrashOnOp",
     "TestPatternDriver",
     "TestStatisticPass",
 ]
@@ -112,6 +113,22 @@ class TestPassCrash(_TestPass):
 
     def run_on_operation(self) -> None:
         raise RuntimeError("test-pass-crash: deliberate crash")
+
+
+@register_pass
+class TestPassCrashOnOp(_TestPass):
+    argument = "test-pass-crash-on-op"
+    summary = (
+        "Test a pass that crashes only on IR holding an op of a given name "
+        "(a seeded bug for passflow-reduce)"
+    )
+
+    op = Option("test.crash", help="The name of the op the pass crashes on")
+
+    def run_on_operation(self) -> None:
+        for op in self.get_operation().walk():
+            if ir.operation_name(op).name == self.op:
+                raise RuntimeError(f"test-pass-crash-on-op: found '{self.op}'")
 
 
 @register_pass
