@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +25,8 @@ from passflow.reduce import (
     default_test,
     parse_input,
 )
+from passflow.reduce.candidates import CandidateRunner
+from passflow.reduce.outcome import CandidateMaker
 from passflow.reduce.pipeline_tree import keep_passes, reset_options, tree_of
 from passflow.testing.seeded_bugs import CRASHING_OP, PIPELINE, seeded_module
 
@@ -41,7 +45,7 @@ def test_the_seeded_crash_in_1000_functions_reduces_to_one_function_and_pass() -
     assert (reduction.original.top_level_ops, reduction.original.ops) == (1000, 21000)
     assert reduction.reduced.passes == 1
     assert reduction.reduced.top_level_ops == 1
-    assert reduction.reduced.ops <= 5
+    assert reduction.reduced.ops is not None and reduction.reduced.ops <= 5
     text = reduction.candidate.text()
     assert "@f637" in text and CRASHING_OP in text
     assert reduction.removed_passes == ["canonicalize", "cse", "canonicalize"]
@@ -203,3 +207,37 @@ def test_bisection_refuses_a_failure_that_needs_no_pass() -> None:
         bisect(
             Candidate(current.top, "builtin.module(cse)"), NeedsPass("cse"), SETTINGS
         )
+
+
+def _hangs_on_first(candidate: Candidate) -> bool:
+    if candidate.pipeline == "first":
+        time.sleep(60)
+    return True
+
+
+def _makers(pipelines: Sequence[str]) -> list[CandidateMaker]:
+    def maker(pipeline: str) -> CandidateMaker:
+        return lambda in_place: Candidate("", pipeline)
+
+    return [maker(p) for p in pipelines]
+
+
+def test_a_candidate_that_overruns_the_timeout_is_killed_and_not_interesting() -> None:
+    runner = CandidateRunner(_hangs_on_first, jobs=2, timeout=0.5)
+    makers = _makers(["first", "second"])
+    started = time.monotonic()
+    assert runner.first_interesting(makers) == 1
+    assert time.monotonic() - started < 30  # not the 60 s the first one sleeps
+    assert runner.tests == 2
+
+
+def test_in_process_trials_give_the_isolated_answer() -> None:
+    def judge(candidate: Candidate) -> bool:
+        return candidate.pipeline in ("c", "d")
+
+    makers = _makers(list("abcd"))
+    answers = [
+        CandidateRunner(judge, jobs=jobs, isolate=isolate).first_interesting(makers)
+        for jobs, isolate in ((1, False), (1, True), (3, True))
+    ]
+    assert answers == [2, 2, 2]
