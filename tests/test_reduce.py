@@ -58,7 +58,7 @@ def test_ops_are_erased_with_results_forwarded_to_operands_or_arguments() -> Non
     # %c became an argument, the chain before the culprit became %a.
     assert reduction.candidate.text() == (
         "builtin.module {\n"
-        "  func.func @f0(%a: i32, %b: i32, %c: i32) -> i32 {\n"
+        "  func.func @f0(%a: i32, %c: i32) -> i32 {\n"
         f"    %v3 = {CRASHING_OP} %a, %c : i32\n"
         "    func.return %v3 : i32\n"
         "  }\n"

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import (
     AnyFloat,
+    ArrayAttr,
     FloatAttr,
     FunctionType,
     IndexType,
@@ -176,6 +177,26 @@ def _erase_unused(op: Operation) -> bool:
     return True
 
 
+def _drop_unused_arguments(op: Operation) -> bool:
+    """A `func.func`'s unused arguments go (a caller left behind fails the
+    verifier, so the candidate is never tried)."""
+    if not isinstance(op, func.FuncOp) or op.is_declaration:
+        return False
+    entry = op.body.blocks[0]
+    unused = [arg for arg in entry.args if not arg.uses]
+    if not unused:
+        return False
+    kept = [i for i, arg in enumerate(entry.args) if arg.uses]
+    if op.arg_attrs is not None:
+        op.arg_attrs = ArrayAttr([op.arg_attrs.data[i] for i in kept])
+    for arg in unused:
+        entry.erase_arg(arg)
+    op.function_type = FunctionType.from_lists(
+        [arg.type for arg in entry.args], op.function_type.outputs.data
+    )
+    return True
+
+
 def _drop_attributes(op: Operation) -> bool:
     if not op.attributes:
         return False
@@ -218,6 +239,7 @@ OP_EDITS: tuple[OpEdit, ...] = (
         "erase an op, its results made function arguments",
         _drop_results_by(_replace_with_arguments),
     ),
+    OpEdit("drop a function's unused arguments", _drop_unused_arguments),
     OpEdit("drop an op's discardable attributes", _drop_attributes),
 )
 """The op edits, most reducing first."""
