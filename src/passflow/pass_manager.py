@@ -19,12 +19,10 @@ from passflow import ir
 from passflow.actions import ActionHandler
 from passflow.analysis import AnalysisManager
 from passflow.diagnostics import (
-    Diagnostic,
     DiagnosticEngine,
     DiagnosticHandler,
     PassflowError,
     PassPipelineError,
-    Severity,
 )
 from passflow.execution import ChildExecutor
 from passflow.executors import as_child_executor, threading_disabled
@@ -35,6 +33,7 @@ from passflow.instruments.ir_printing import (
     IRPrinterInstrumentation,
 )
 from passflow.instruments.progress import ProgressBar
+from passflow.instruments.report import ObservedDiagnostics, RunReport
 from passflow.instruments.reproducer import CrashReproducer, StreamFactory
 from passflow.instruments.timing import (
     PassTiming,
@@ -43,7 +42,7 @@ from passflow.instruments.timing import (
     TimingManager,
 )
 from passflow.ir import Context, Operation
-from passflow.manager import Nesting, OpPassManager
+from passflow.manager import Nesting, OpPassManager, anchor_mismatch
 from passflow.pass_base import pipeline_identity
 from passflow.remarks import RemarkEngine
 from passflow.runner import RunState, run_pipeline
@@ -85,6 +84,7 @@ class PassManager(OpPassManager):
         self.action_handler: ActionHandler | None = None
         self.emit_pass_error_on_failure = False
         self.remarks: RemarkEngine | None = None
+        self._report: RunReport | None = None
 
     def enable_ir_printing(self, config: IRPrinterConfig | None = None) -> None:
         """Print the IR around passes (mlir-opt's `--mlir-print-ir-*` flags); by
@@ -134,14 +134,36 @@ class PassManager(OpPassManager):
         self._statistics = display
         self._statistics_stream = stream
 
+    def enable_report(self, target: str | RunReport) -> RunReport:
+        """Write an HTML run report (`--report=FILE`, docs/report.md) to a path
+        at the end of every `run`, failed or not: the pipeline tree with times,
+        a diff for every pass execution that changed its op, and each pass's
+        statistics and diagnostics beside it.
+
+        A `RunReport` may be shared by several pass managers (one file for all
+        of passflow-opt's input chunks). Enable it before timing, so that its
+        printing is not timed. The report sees diagnostics through this pass
+        manager's engine; handlers added later still receive every diagnostic.
+        When the file cannot be written, `run` raises `OutputFileError` (after
+        the run's diagnostics were delivered).
+        """
+        report = RunReport(target) if isinstance(target, str) else target
+        self._report = report
+        self.diagnostics = ObservedDiagnostics(self.diagnostics, report)
+        self.add_instrumentation(report)
+        return report
+
     def _print_reports(self) -> None:
-        """Statistics, then the owned timing report (MLIR's order)."""
+        """Statistics, then the owned timing report (MLIR's order), then the
+        HTML run report's file."""
         if self._statistics is not None:
             out = self._statistics_stream or sys.stderr
             out.write(statistics_report(self, self._statistics))
             out.flush()
         if self._timing is not None:
             self._timing.print_report(self._timing_stream)
+        if self._report is not None:
+            self._report.end_run(str(self))
 
     def enable_progress(
         self, stream: TextIO | None = None, *, force: bool = False
@@ -240,16 +262,10 @@ class PassManager(OpPassManager):
             emit_pass_errors=self.emit_pass_error_on_failure,
             remarks=self.remarks,
         )
-        name = ir.operation_name(op).name
-        if self.op_name is not None and name != self.op_name:
+        mismatch = anchor_mismatch(self, op)
+        if mismatch is not None:
             # As mlir-opt: refused before the run starts, so no report is printed.
-            state.emit(
-                Diagnostic(
-                    Severity.ERROR,
-                    f"can't run '{self._anchor}' pass manager on '{name}' op",
-                    ir.location(op),
-                )
-            )
+            state.emit(mismatch)
             raise PassPipelineError(state.collected)
         progress = self._progress
         if progress is not None:

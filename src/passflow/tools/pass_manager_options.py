@@ -23,7 +23,10 @@ The flags are mlir-opt's, spelled, defaulted and worded as passflow-opt has them
   option in MLIR; in passflow it only changes the IR dumps);
 - `--mlir-disable-threading` (MLIR: an `MLIRContext` option), and passflow's
   `--executor`, `--jobs` and `--scheduler`, which choose the executor;
-- `--progress`.
+- `--progress`;
+- passflow's `--report=FILE` (no mlir-opt counterpart): the HTML run report
+  (docs/report.md), one file for every input chunk, with the pipeline graph
+  when the pipeline has one.
 
 "Threading disabled" has one rule (`passflow.executors.threading_disabled`): no
 executor, a serial one, or one job. So `--mlir-print-ir-module-scope` and
@@ -60,6 +63,7 @@ from passflow.instruments.ir_printing import (
     MODULE_SCOPE_THREADING_TOOL_ERROR,
     IRPrinterConfig,
 )
+from passflow.instruments.report import RunReport
 from passflow.pass_manager import PassManager
 from passflow.statistics_report import StatisticsDisplay
 from passflow.tools.command_line import CommandLineError, FlagParser, check_choice
@@ -177,6 +181,12 @@ def add_pass_manager_flags(parser: FlagParser) -> None:
         "--progress",
         help="show a live progress bar on stderr when it is a terminal",
     )
+    parser.add_option(
+        "--report",
+        metavar="FILE",
+        help="write an HTML report of the run to FILE: pass tree with times, "
+        "IR diffs, diagnostics (self-contained, opens offline)",
+    )
 
 
 def _pass_arguments(flag: str, values: Sequence[str]) -> tuple[str, ...]:
@@ -209,6 +219,9 @@ class PassManagerOptions:
     jobs: int | None = None
     scheduler: str | None = None
     progress: bool = False
+    report: RunReport | None = None
+    """`--report=FILE`: one report shared by every pass manager `apply` sees,
+    so that all input chunks land in one file."""
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> PassManagerOptions:
@@ -244,6 +257,7 @@ class PassManagerOptions:
             jobs=args.jobs,
             scheduler=args.scheduler,
             progress=args.progress,
+            report=RunReport(args.report) if args.report else None,
         )
 
     def make_executor(self) -> ChildExecutor | None:
@@ -290,3 +304,9 @@ class PassManagerOptions:
         pm.enable_ir_printing(self.print_ir)
         if self.progress:
             pm.enable_progress(sys.stderr)
+        if self.report is not None:
+            from passflow.graph import dump_pipeline_graphs, find_schedules  # 37 ms
+
+            pm.enable_report(self.report)
+            graph = dump_pipeline_graphs(pm, "dot") if find_schedules(pm) else None
+            self.report.set_graph(graph)

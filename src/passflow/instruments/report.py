@@ -1,0 +1,504 @@
+"""A run report people can look at: one self-contained HTML file (`--report=FILE`).
+
+`RunReport` is an instrumentation that records, for every `PassManager.run`:
+
+* the pipeline tree (passes, nested pipelines, dynamic pipelines), with the wall
+  time and the CPU time of each pass summed over the ops it ran on, drawn as bars;
+* for every pass execution that changed its op, the op's text before and after,
+  shown as a unified diff with the whole op after the pass one click away;
+* the statistics of each pass, and the diagnostics and remarks emitted while it
+  ran, beside that pass;
+* the pipeline graph, when the tool hands one in (`set_graph`: this layer is
+  below `passflow.graph`, so it takes the text rather than the graph).
+
+The HTML has its CSS and script inline and references nothing outside itself, so
+it opens offline from a mail attachment or a CI artifact.
+
+Cost: two fingerprints per pass execution (`ir.fingerprint`, no printing), one
+print of each op the first time a pass runs on it, and one print per change.
+Texts are kept only for changes; at most `max_changes` changes are recorded
+with their texts (the rest are counted), an op text longer than
+`max_op_chars` is not embedded, and a diff shows at most `max_diff_lines`.
+
+A pass's diagnostics are the ones delivered while it runs on the delivering
+thread. With the threads executor, a nested pass's diagnostics are replayed
+after its child finished, so they show under the adaptor that ran it; the
+default process executor runs instrumented pipelines in this process, serially,
+where every diagnostic lands beside its pass.
+"""
+
+from __future__ import annotations
+
+import difflib
+import html
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from passflow import ir
+from passflow.diagnostics import Diagnostic, DiagnosticEngine
+from passflow.instrumentation import PassInstrumentation, PipelineParentInfo
+from passflow.ir import Operation
+from passflow.output_file import write_output
+from passflow.pass_base import Pass
+from passflow.statistics import statistic_values
+
+__all__ = ["ObservedDiagnostics", "RunReport"]
+
+
+@dataclass(eq=False, slots=True)
+class _Change:
+    """One pass execution that changed its op: the texts, or why they are absent."""
+
+    op_label: str
+    before: str | None
+    after: str | None
+    failed: bool
+    omitted: str = ""
+
+
+@dataclass(eq=False, slots=True)
+class _Node:
+    """A line of the pipeline tree: a pass instance, an adaptor or a pipeline."""
+
+    name: str
+    argument: str
+    kind: str
+    wall: float = 0.0
+    cpu: float = 0.0
+    runs: int = 0
+    failures: int = 0
+    changed: int = 0
+    pass_: Pass | None = None
+    changes: list[_Change] = field(default_factory=lambda: list[_Change]())
+    diagnostics: list[Diagnostic] = field(default_factory=lambda: list[Diagnostic]())
+    children: dict[object, _Node] = field(default_factory=lambda: {})
+
+
+@dataclass(eq=False, slots=True)
+class _Frame:
+    node: _Node
+    pass_: Pass | None
+    wall0: float
+    cpu0: float
+    fingerprint: int | None = None
+    count: int = 0
+
+
+@dataclass(eq=False, slots=True)
+class _Run:
+    root: _Node
+    pipeline: str = ""
+    graph: str | None = None
+    loose: list[Diagnostic] = field(default_factory=lambda: list[Diagnostic]())
+
+
+def _op_label(op: Operation) -> str:
+    name = ir.operation_name(op).name
+    symbol = ir.symbol_name(op)
+    return f"{name} @{symbol}" if symbol is not None else name
+
+
+def _print(op: Operation, failed: bool = False) -> str:
+    """`op` in custom form; generic after a failed pass left it invalid (only
+    then is verifying worth its cost: the runner verified everything else)."""
+    try:
+        return ir.print_op(op, generic=failed and ir.verify(op) is not None)
+    except Exception:  # a custom printer that trips over invalid IR
+        return ir.print_op(op, generic=True)
+
+
+@dataclass(eq=False)
+class RunReport(PassInstrumentation):
+    """Records runs for the HTML report at `path`; `write()` (re)writes the file.
+
+    One report may serve several pass managers and runs (passflow-opt's
+    `--split-input-file` chunks): each `PassManager.run` ends with `end_run`,
+    which rewrites the file with every run so far.
+    """
+
+    path: str
+    max_changes: int = 2000
+    max_op_chars: int = 200_000
+    max_diff_lines: int = 400
+    runs: list[_Run] = field(default_factory=lambda: list[_Run]())
+    _current: _Run | None = field(default=None, init=False)
+    _stacks: dict[int, list[_Frame]] = field(default_factory=lambda: {}, init=False)
+    _texts: dict[Operation, tuple[int, str]] = field(
+        default_factory=lambda: {}, init=False
+    )
+    _recorded: int = field(default=0, init=False)
+    _pending_graph: str | None = field(default=None, init=False)
+
+    # --- recording -------------------------------------------------------------
+
+    def _run(self) -> _Run:
+        run = self._current
+        if run is None:
+            run = self._current = _Run(
+                _Node("run", "", "root"), graph=self._pending_graph
+            )
+            self._pending_graph = None
+            self.runs.append(run)
+        return run
+
+    def _stack(self) -> list[_Frame]:
+        tid = threading.get_ident()
+        stack = self._stacks.get(tid)
+        if stack is None:
+            stack = self._stacks[tid] = []
+        return stack
+
+    def set_graph(self, text: str | None) -> None:
+        """The pipeline graph (DOT text) of the next run, shown with its tree."""
+        if self._current is not None:
+            self._current.graph = text
+        else:
+            self._pending_graph = text
+
+    def run_before_pipeline(
+        self, op_name: str | None, parent: PipelineParentInfo
+    ) -> None:
+        spawner = self._run().root
+        for frame in reversed(self._stacks.get(parent.parent_thread_id, [])):
+            if frame.pass_ is parent.parent_pass:
+                spawner = frame.node
+                break
+        label = (
+            parent.parent_pass.pipeline_label(parent.pipeline)
+            if parent.pipeline is not None
+            else f"'{op_name or 'any'}' Pipeline"
+        )
+        node = spawner.children.get(label)
+        if node is None:
+            node = spawner.children[label] = _Node(label, "", "pipeline")
+        node.runs += 1
+        self._stack().append(
+            _Frame(node, None, time.perf_counter(), time.thread_time())
+        )
+
+    def run_after_pipeline(
+        self, op_name: str | None, parent: PipelineParentInfo
+    ) -> None:
+        stack = self._stack()
+        while stack:
+            frame = stack.pop()
+            self._stop(frame)
+            if frame.pass_ is None:
+                return
+
+    def run_before_pass(self, pass_: Pass, op: Operation) -> None:
+        stack = self._stack()
+        key: object = id(pass_)
+        if stack:
+            top = stack[-1]
+            parent = top.node
+            if top.pass_ is None:
+                key = (top.count, type(pass_))
+                top.count += 1
+        else:
+            parent = self._run().root
+        node = parent.children.get(key)
+        if node is None:
+            kind = "adaptor" if pass_.is_adaptor else "pass"
+            name = pass_.display_name if pass_.is_adaptor else pass_.name
+            node = _Node(name, pass_.argument, kind, pass_=pass_)
+            parent.children[key] = node
+        node.runs += 1
+        fingerprint = None
+        if not pass_.is_adaptor:
+            fingerprint = ir.fingerprint(op)
+            if self._recorded < self.max_changes:
+                known = self._texts.get(op)
+                if known is None or known[0] != fingerprint:
+                    self._texts[op] = (fingerprint, _print(op))
+        stack.append(
+            _Frame(node, pass_, time.perf_counter(), time.thread_time(), fingerprint)
+        )
+
+    def run_after_pass(self, pass_: Pass, op: Operation) -> None:
+        self._end_pass(pass_, op, failed=False)
+
+    def run_after_pass_failed(self, pass_: Pass, op: Operation) -> None:
+        self._end_pass(pass_, op, failed=True)
+
+    def _stop(self, frame: _Frame) -> None:
+        frame.node.wall += time.perf_counter() - frame.wall0
+        frame.node.cpu += time.thread_time() - frame.cpu0
+
+    def _end_pass(self, pass_: Pass, op: Operation, failed: bool) -> None:
+        stack = self._stack()
+        frame: _Frame | None = None
+        while stack:
+            frame = stack.pop()
+            self._stop(frame)
+            if frame.pass_ is pass_:
+                break
+        if failed and stack and stack[-1].pass_ is None:
+            self._stop(stack.pop())  # a failing pass ends its pipeline
+        if frame is None or frame.pass_ is not pass_:
+            return
+        node = frame.node
+        if failed:
+            node.failures += 1
+        if frame.fingerprint is None:
+            return
+        after = ir.fingerprint(op)
+        if after == frame.fingerprint:
+            return
+        node.changed += 1
+        if self._recorded >= self.max_changes:
+            return
+        self._recorded += 1
+        known = self._texts.get(op)
+        before = (
+            known[1] if known is not None and known[0] == frame.fingerprint else None
+        )
+        text = _print(op, failed)
+        self._texts[op] = (after, text)
+        change = _Change(_op_label(op), before, text, failed)
+        longest = max(len(text), len(before or ""))
+        if longest > self.max_op_chars:
+            change.before = change.after = None
+            change.omitted = f"op text of {longest} characters not embedded"
+        node.changes.append(change)
+
+    def observe(self, diagnostic: Diagnostic) -> None:
+        """Put `diagnostic` beside the pass running on this thread (or the run)."""
+        stack = self._stacks.get(threading.get_ident())
+        for frame in reversed(stack or []):
+            if frame.pass_ is not None:
+                frame.node.diagnostics.append(diagnostic)
+                return
+        self._run().loose.append(diagnostic)
+
+    def end_run(self, pipeline: str) -> None:
+        """Close the current run (`pipeline` is its textual pipeline) and write
+        the file; the next hook starts a new run."""
+        run = self._run()
+        run.pipeline = pipeline
+        self._current = None
+        self._stacks.clear()
+        self._texts.clear()
+        self.write()
+
+    def write(self) -> None:
+        """Write the report (atomically, `passflow.output_file.write_output`);
+        raises `OutputFileError` when the file cannot be written."""
+        write_output(self.path, render_html(self))
+
+
+class ObservedDiagnostics(DiagnosticEngine):
+    """A pass manager's diagnostic engine that also shows each diagnostic to a
+    report; it shares the handler list, so delivery is unchanged."""
+
+    def __init__(self, inner: DiagnosticEngine, report: RunReport) -> None:
+        super().__init__()
+        self.handlers = inner.handlers
+        self.report = report
+
+    def deliver(self, diagnostic: Diagnostic) -> None:
+        self.report.observe(diagnostic)
+        super().deliver(diagnostic)
+
+
+# --- rendering -------------------------------------------------------------------
+
+_CSS = """
+body{font:14px system-ui,sans-serif;margin:1.5em;color:#222}
+code,pre{font:12px ui-monospace,monospace}
+pre{background:#f6f8fa;padding:.5em;overflow:auto;margin:.3em 0}
+ul.tree{list-style:none;padding-left:1.2em;margin:0}
+li.node>details>summary{cursor:pointer;display:flex;gap:.6em;align-items:center;
+padding:1px 0}
+.name{min-width:16em}.arg{color:#666;min-width:10em}
+.chart{width:240px;height:10px;background:#eee;position:relative;flex:none}
+.bar{height:10px;background:#4a7fd0;position:absolute;left:0;top:0}
+.cpu{height:4px;background:#e0a030;position:absolute;left:0;top:6px}
+.time{font-variant-numeric:tabular-nums;min-width:14em;color:#333}
+.badge{font-size:11px;border-radius:3px;padding:0 4px;background:#ddd}
+.badge.changed{background:#cfe8cf}.badge.failed{background:#f3c0c0}
+.add{background:#e6ffec;color:#116329}.del{background:#ffebe9;color:#82071e}
+.hunk{color:#6f42c1}.hdr{color:#666}
+.diag.error{color:#b00020}.diag.warning{color:#9a6700}
+.body{margin-left:1.2em;border-left:2px solid #eee;padding-left:.6em}
+table.summary td{padding:0 1em 0 0}
+"""
+
+_SCRIPT = """
+document.getElementById('only-changed').addEventListener('change', function (e) {
+  document.querySelectorAll('li.node.pass').forEach(function (li) {
+    var keep = !e.target.checked || li.dataset.changed !== '0' ||
+      li.dataset.diagnostics !== '0';
+    li.style.display = keep ? '' : 'none';
+  });
+});
+document.getElementById('expand').addEventListener('click', function () {
+  document.querySelectorAll('details').forEach(function (d) { d.open = true; });
+});
+"""
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f} ms"
+
+
+def _diff_lines(change: _Change, limit: int) -> Iterator[str]:
+    lines = difflib.unified_diff(
+        (change.before or "").splitlines(),
+        (change.after or "").splitlines(),
+        "before",
+        "after",
+        lineterm="",
+    )
+    for count, line in enumerate(lines):
+        if count == limit:
+            yield '<span class="hdr">... diff cut here</span>'
+            return
+        if line.startswith(("---", "+++")):
+            css = "hdr"
+        elif line.startswith("@@"):
+            css = "hunk"
+        elif line.startswith("+"):
+            css = "add"
+        elif line.startswith("-"):
+            css = "del"
+        else:
+            css = "ctx"
+        yield f'<span class="{css}">{html.escape(line)}</span>'
+
+
+def _diagnostic_items(diagnostics: list[Diagnostic]) -> list[str]:
+    return [
+        f'<li class="diag {html.escape(d.severity.value)}"><pre>'
+        f"{html.escape(str(d))}</pre></li>"
+        for d in diagnostics
+    ]
+
+
+def _node_html(report: RunReport, node: _Node, total: float, out: list[str]) -> None:
+    if node.kind == "adaptor" and len(node.children) == 1 and not node.diagnostics:
+        # One nested pipeline: show it in the adaptor's place, as --mlir-timing does.
+        _node_html(report, next(iter(node.children.values())), total, out)
+        return
+    width = min(100.0, node.wall / total * 100) if total > 0 else 0.0
+    cpu_width = min(100.0, node.cpu / total * 100) if total > 0 else 0.0
+    badges = ""
+    if node.changed:
+        badges += f'<span class="badge changed">changed {node.changed}</span>'
+    if node.failures:
+        badges += f'<span class="badge failed">failed {node.failures}</span>'
+    if node.diagnostics:
+        badges += f'<span class="badge">diagnostics {len(node.diagnostics)}</span>'
+    opened = " open" if node.kind != "pass" or node.failures else ""
+    out.append(
+        f'<li class="node {node.kind}" data-name="{html.escape(node.name)}" '
+        f'data-argument="{html.escape(node.argument)}" data-changed="{node.changed}" '
+        f'data-diagnostics="{len(node.diagnostics)}">'
+        f"<details{opened}><summary>"
+        f'<span class="name">{html.escape(node.name)}</span>'
+        f'<span class="arg">{html.escape(node.argument)}</span>'
+        f'<span class="chart" title="wall (blue) and CPU (orange) time">'
+        f'<span class="bar" style="width:{width:.2f}%"></span>'
+        f'<span class="cpu" style="width:{cpu_width:.2f}%"></span></span>'
+        f'<span class="time" data-wall="{node.wall:.6f}" data-cpu="{node.cpu:.6f}">'
+        f"{_ms(node.wall)} wall, {_ms(node.cpu)} CPU, {node.runs} run(s)</span>"
+        f"{badges}</summary>"
+    )
+    body: list[str] = []
+    if node.pass_ is not None and node.kind == "pass":
+        stats = statistic_values(node.pass_)
+        if stats:
+            body.append('<ul class="statistics">')
+            body.extend(
+                f"<li>{html.escape(s.name)}: {value} "
+                f"<small>{html.escape(s.description)}</small></li>"
+                for s, value in stats
+            )
+            body.append("</ul>")
+    if node.diagnostics:
+        body.append('<ul class="diagnostics">')
+        body.extend(_diagnostic_items(node.diagnostics))
+        body.append("</ul>")
+    for change in node.changes:
+        failed = " (pass failed)" if change.failed else ""
+        body.append(
+            f'<div class="change" data-op="{html.escape(change.op_label)}">'
+            f"<div><code>{html.escape(change.op_label)}</code>{failed}</div>"
+        )
+        if change.omitted:
+            body.append(f"<p>{html.escape(change.omitted)}</p></div>")
+            continue
+        if change.before is None:
+            body.append("<p>text before the pass not recorded</p>")
+        else:
+            lines = _diff_lines(change, report.max_diff_lines)
+            body.append(f'<pre class="diff">{chr(10).join(lines)}</pre>')
+        body.append(
+            '<details class="whole"><summary>whole op after the pass</summary>'
+            f'<pre class="after">{html.escape(change.after or "")}</pre></details></div>'
+        )
+    unrecorded = node.changed - len(node.changes)
+    if unrecorded > 0:
+        body.append(
+            f'<p class="unrecorded">{unrecorded} more change(s), past the '
+            f"report's limit of {report.max_changes} recorded changes</p>"
+        )
+    if body:
+        out.append('<div class="body">')
+        out.extend(body)
+        out.append("</div>")
+    if node.children:
+        out.append('<ul class="tree">')
+        for child in node.children.values():
+            _node_html(report, child, total, out)
+        out.append("</ul>")
+    out.append("</details></li>")
+
+
+def render_html(report: RunReport) -> str:
+    """The report as one HTML document with inline CSS and script."""
+    out: list[str] = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        "<title>passflow run report</title>",
+        f"<style>{_CSS}</style></head><body>",
+        "<h1>passflow run report</h1>",
+        '<p><label><input type="checkbox" id="only-changed"> only passes that '
+        'changed the IR or emitted diagnostics</label> <button id="expand">'
+        "expand all</button></p>",
+    ]
+    for number, run in enumerate(report.runs, 1):
+        top = list(run.root.children.values())
+        total = sum(node.wall for node in top)
+        changed = 0
+        stack = list(top)
+        while stack:
+            node = stack.pop()
+            changed += node.changed
+            stack.extend(node.children.values())
+        out.append(f'<section class="run" id="run-{number}"><h2>Run {number}</h2>')
+        out.append(
+            '<table class="summary">'
+            f"<tr><td>pipeline</td><td><code>{html.escape(run.pipeline)}</code></td></tr>"
+            f"<tr><td>pass time</td><td>{_ms(total)} wall</td></tr>"
+            f"<tr><td>changes</td><td>{changed}</td></tr></table>"
+        )
+        out.append('<ul class="tree pass-list">')
+        for node in top:
+            _node_html(report, node, total, out)
+        out.append("</ul>")
+        if run.loose:
+            out.append("<h3>Diagnostics outside any pass</h3>")
+            out.append('<ul class="diagnostics loose">')
+            out.extend(_diagnostic_items(run.loose))
+            out.append("</ul>")
+        if run.graph:
+            out.append(
+                '<details class="graph"><summary>pipeline graph (DOT)</summary>'
+                f"<pre>{html.escape(run.graph)}</pre></details>"
+            )
+        out.append("</section>")
+    out.append(f"<script>{_SCRIPT}</script></body></html>\n")
+    return "\n".join(out)
