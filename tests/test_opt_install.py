@@ -17,12 +17,16 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def make_dry_run(target: str, venv: Path) -> list[str]:
-    """The commands `make TARGET` would run for a venv that does not exist yet."""
+    """The commands `make TARGET` would run for a venv that does not exist yet
+    (as a make of its own, also when the tests run under `make test`)."""
     make = shutil.which("make")
     assert make is not None, "make is one of the two things a fresh clone needs"
+    outer = ("MAKELEVEL", "MAKEFLAGS", "MFLAGS")
+    env = {k: v for k, v in os.environ.items() if k not in outer}
     result = subprocess.run(
-        [make, "-n", target, f"VENV={venv}"],
+        [make, "--no-print-directory", "-n", target, f"VENV={venv}"],
         cwd=ROOT,
+        env=env,
         capture_output=True,
         text=True,
         check=True,
