@@ -44,7 +44,7 @@ from passflow.instrumentation import (
     PassInstrumentation,
     PipelineParentInfo,
 )
-from passflow.instruments import IRPrinterConfig
+from passflow.instruments import IRPrinterConfig, RunReport
 from passflow.instruments.action_logging import ActionLogger
 from passflow.instruments.action_profiler import ActionProfiler
 from passflow.manager import Nesting, OpPassManager, OpToOpPassAdaptor
@@ -174,6 +174,7 @@ __all__ = [
     "RemarkEngine",
     "RemarkKind",
     "RemarkOpts",
+    "RunReport",
     "ScheduleRunError",
     "SerialExecutor",
     "Severity",

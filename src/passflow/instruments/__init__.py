@@ -1,4 +1,5 @@
-"""Standard instrumentations: timing, IR printing and a Chrome trace.
+"""Standard instrumentations: timing, IR printing, a Chrome trace and the HTML
+run report.
 
 Each is a `PassInstrumentation` switched on by a `PassManager.enable_*` verb or
 a passflow-opt flag; importing this package has no side effects.
@@ -6,6 +7,7 @@ a passflow-opt flag; importing this package has no side effects.
 
 from passflow.instruments.chrome_trace import ChromeTrace
 from passflow.instruments.ir_printing import IRPrinterConfig, IRPrinterInstrumentation
+from passflow.instruments.report import RunReport
 from passflow.instruments.timing import (
     PassTiming,
     TimingDisplay,
@@ -19,6 +21,7 @@ __all__ = [
     "IRPrinterConfig",
     "IRPrinterInstrumentation",
     "PassTiming",
+    "RunReport",
     "TimingDisplay",
     "TimingFormat",
     "TimingManager",
