@@ -40,7 +40,8 @@ __all__ = [
 
 
 class NotInterestingError(PassflowError):
-    """The original input does not show the failure the test looks for."""
+    """A reduction that cannot start or go on: the input does not show the
+    failure the test looks for, or the test itself cannot run."""
 
 
 @dataclass(frozen=True)

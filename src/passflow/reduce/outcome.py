@@ -1,8 +1,9 @@
 """What one run of a candidate did: the facts an interestingness test reads.
 
-A candidate is IR text and a pipeline. `run_candidate` parses, verifies and runs
-it exactly as `passflow-opt` would (serially, so the run is deterministic), and
-records what the run said rather than printing it.
+A candidate is IR (text, or a module of its own) and a pipeline.
+`run_candidate` parses, verifies and runs it as `passflow-opt` would (serially,
+so the run is deterministic), and records what the run said rather than
+printing it.
 """
 
 from __future__ import annotations
