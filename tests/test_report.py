@@ -11,6 +11,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from report_support import INPUT, PIPELINE
 
 from passflow import PassManager, ir, registry
 from passflow.diagnostics import Diagnostic, PassPipelineError
@@ -19,27 +20,6 @@ from passflow.instruments.report import RunReport
 from passflow.pipeline_text import parse_pass_pipeline
 from passflow.tools import opt
 
-# @a changes under canonicalize, @c under cse, @b under nothing.
-INPUT = """\
-func.func @a(%x: i32) -> i32 {
-  %zero = arith.constant 0 : i32
-  %r = arith.addi %x, %zero : i32
-  func.return %r : i32
-}
-func.func @b(%x: i32) -> i32 {
-  func.return %x : i32
-}
-func.func @c(%x: i32) -> i32 {
-  %m1 = arith.muli %x, %x : i32
-  %m2 = arith.muli %x, %x : i32
-  %s = arith.addi %m1, %m2 : i32
-  func.return %s : i32
-}
-"""
-PIPELINE = (
-    "builtin.module(func.func(canonicalize,cse,test-stats-pass),"
-    "test-pass-failure{gen-diagnostics=true})"
-)
 VOID = {"meta", "input", "br", "img", "link"}
 
 
