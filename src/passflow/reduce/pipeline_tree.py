@@ -71,9 +71,11 @@ def count_passes(tree: Nest) -> int:
     return sum(1 for _ in passes(tree))
 
 
-def keep_passes(tree: Nest, keep: Callable[[int], bool]) -> Nest:
-    """`tree` with only the passes whose position (in `passes` order) `keep`
-    accepts; nests left empty go too (the top one stays)."""
+def _map_passes(
+    tree: Nest, change: Callable[[int, PassEntry], PassEntry | None]
+) -> Nest:
+    """`tree` with each pass replaced by `change(position, pass)` (None: the
+    pass goes); nests left empty go too, the top one stays."""
     position = 0
 
     def rebuild(nest: Nest) -> Nest:
@@ -84,34 +86,28 @@ def keep_passes(tree: Nest, keep: Callable[[int], bool]) -> Nest:
                 inner = rebuild(child)
                 if inner.children:
                     children.append(inner)
-            else:
-                if keep(position):
-                    children.append(child)
-                position += 1
+                continue
+            changed = change(position, child)
+            position += 1
+            if changed is not None:
+                children.append(changed)
         return replace(nest, children=tuple(children))
 
     return rebuild(tree)
 
 
+def keep_passes(tree: Nest, keep: Callable[[int], bool]) -> Nest:
+    """`tree` with only the passes whose position (in `passes` order) `keep`
+    accepts; nests left empty go too (the top one stays)."""
+    return _map_passes(tree, lambda i, entry: entry if keep(i) else None)
+
+
 def reset_options(tree: Nest, target: int) -> Nest | None:
     """`tree` with the options of the pass at position `target` reset to their
     defaults, or None if that pass has none set."""
-    position = 0
-    changed = False
-
-    def rebuild(nest: Nest) -> Nest:
-        nonlocal position, changed
-        children: list[PassEntry | Nest] = []
-        for child in nest.children:
-            if isinstance(child, Nest):
-                children.append(rebuild(child))
-                continue
-            if position == target and child.options:
-                child = PassEntry(child.argument)
-                changed = True
-            children.append(child)
-            position += 1
-        return replace(nest, children=tuple(children))
-
-    result = rebuild(tree)
-    return result if changed else None
+    entries = list(passes(tree))
+    if target >= len(entries) or not entries[target].options:
+        return None
+    return _map_passes(
+        tree, lambda i, entry: PassEntry(entry.argument) if i == target else entry
+    )
