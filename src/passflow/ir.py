@@ -763,17 +763,23 @@ def parse_module(
     name: str = "<stdin>",
     *,
     first_line: int = 1,
+    aliases: dict[str, Attribute] | None = None,
 ) -> ModuleOp:
     """Parse `.mlir` text; several top-level ops are wrapped in an implicit module.
 
     `first_line` is the line `text` starts at in its file, so that locations stay
-    true when a file is split into chunks (`--split-input-file`).
+    true when a file is split into chunks (`--split-input-file`) or into
+    top-level ops (`passflow.sliced`). `aliases` holds the `#name`/`!name`
+    definitions known before the text starts (from another part of the same
+    file); those the text defines are added to it.
     """
     ctx = context if context is not None else default_context()
     file = ParsedFile.of(text, name, first_line)
     parser: _LocatingParser | None = None
     try:
         parser = _LocatingParser(ctx, text, name)  # lexes the first token
+        if aliases is not None:
+            parser.attribute_aliases = aliases
         module = parser.parse_module()
     except ParseError as err:
         where, message = _parse_error_position(

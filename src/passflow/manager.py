@@ -380,6 +380,9 @@ class OpToOpPassAdaptor(Pass):
         op = self.get_operation()
         run = self.get_run_state()
         items = self.children_to_run(op)
+        if run.reference_only:
+            skip = run.reference_only
+            items = [item for item in items if id(item[1]) not in skip]
         nested = any(child.parent_op() is not op for _, child in items)
         parent_info = PipelineParentInfo(threading.get_ident(), self)
 

@@ -12,6 +12,7 @@ anything failed.
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from concurrent.futures import Executor
 from typing import TextIO
 
@@ -175,6 +176,25 @@ class PassManager(OpPassManager):
         return self._progress
 
     @property
+    def observed(self) -> bool:
+        """Whether anything but diagnostic handlers watches the run:
+        instrumentations (IR printing, timing, progress), statistics, the run
+        report, a crash reproducer, an action handler or remarks. Each observes
+        this process's passes and IR, so such a run is never sliced
+        (`passflow.sliced`)."""
+        return bool(self.instrumentor) or any(
+            watcher is not None
+            for watcher in (
+                self._reproducer,
+                self._statistics,
+                self._timing,
+                self._report,
+                self.action_handler,
+                self.remarks,
+            )
+        )
+
+    @property
     def threading_disabled(self) -> bool:
         """True when nested pipelines run serially on the calling thread (no
         executor, a serial one, or one job)."""
@@ -250,8 +270,13 @@ class PassManager(OpPassManager):
         self.clear()
         self.extend(other.passes)
 
-    def run(self, op: Operation) -> None:
-        """Run the pipeline on `op`; raise `PassPipelineError` if anything failed."""
+    def run(self, op: Operation, *, reference_only: Iterable[Operation] = ()) -> None:
+        """Run the pipeline on `op`; raise `PassPipelineError` if anything failed.
+
+        `reference_only` are children of `op` that nested pipelines leave alone:
+        they are there so that symbol lookups find them (the declarations a part
+        of a module needs, `passflow.sliced`), and are neither run nor changed.
+        """
         state = RunState(
             self.context,
             self.diagnostics,
@@ -261,6 +286,7 @@ class PassManager(OpPassManager):
             action_handler=self.action_handler,
             emit_pass_errors=self.emit_pass_error_on_failure,
             remarks=self.remarks,
+            reference_only=frozenset(id(child) for child in reference_only),
         )
         mismatch = anchor_mismatch(self, op)
         if mismatch is not None:

@@ -57,6 +57,9 @@ class RunState:
     _local: threading.local = field(default_factory=threading.local)
     action_handler: ActionHandler | None = None
     emit_pass_errors: bool = False
+    reference_only: frozenset[int] = frozenset()
+    """Ids of children of the run's op that its adaptors leave alone: ops present
+    only so that symbol lookups find them (`PassManager.run(reference_only=)`)."""
     remarks: RemarkEngine | None = None
     """Receives the passes' remarks (`Pass.remarks`); None: remarks are off."""
     execution_states: dict[int, PassExecutionState] = field(

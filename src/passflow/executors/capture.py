@@ -14,7 +14,8 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Generator, Iterable, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TextIO, cast
 
@@ -25,6 +26,7 @@ __all__ = [
     "CaptureToken",
     "CapturedOutput",
     "begin_child_capture",
+    "captured_output",
     "end_child_capture",
     "replay_diagnostics",
     "reset_child_capture",
@@ -152,6 +154,29 @@ def end_child_capture(state: ChildRunState, token: CaptureToken) -> list[Diagnos
         else:
             merged.append(item)
     return merged
+
+
+class _OutputSink:
+    """Where `captured_output` sends this thread's writes."""
+
+    def __init__(self, emit: Callable[[Diagnostic], None]) -> None:
+        self.emit = emit
+
+
+@contextmanager
+def captured_output(emit: Callable[[Diagnostic], None]) -> Generator[None]:
+    """For the `with` block, text this thread writes to `sys.stdout` and
+    `sys.stderr` goes to `emit` as `CapturedOutput`, in the order written (the
+    batches of a sliced run, `passflow.sliced`, send it back to the parent with
+    their diagnostics); other threads write to the real streams."""
+    _route_output()
+    previous = getattr(_capturing, "state", None)
+    _capturing.state = _OutputSink(emit)
+    try:
+        yield
+    finally:
+        _capturing.state = previous
+        _unroute_output()
 
 
 def reset_child_capture() -> None:

@@ -63,7 +63,7 @@ from passflow.executors.child_run import (
     default_jobs,
     run_child,
 )
-from passflow.executors.lifetime import die_with_parent
+from passflow.executors.lifetime import become_worker
 from passflow.executors.transfer import (
     ChangeDetector,
     Decoder,
@@ -409,12 +409,7 @@ def _worker_main(
     shared: list[object],
 ) -> None:
     """A worker's loop: run the child it is told, send back what changed."""
-    die_with_parent(parent)
-    # Ctrl-C reaches the whole process group: the parent alone handles it,
-    # stopping the workers, so none prints a KeyboardInterrupt of its own.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    for end in inherited:
-        end.close()
+    become_worker(parent, inherited)
     global _in_worker
     _in_worker = True
     gc.enable()  # the inherited module is frozen: collections only see new objects

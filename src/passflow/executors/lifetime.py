@@ -12,8 +12,10 @@ import ctypes
 import os
 import signal
 import sys
+from collections.abc import Iterable
+from multiprocessing.connection import Connection
 
-__all__ = ["die_with_parent"]
+__all__ = ["become_worker", "die_with_parent"]
 
 _PR_SET_PDEATHSIG = 1  # prctl(2)
 
@@ -26,3 +28,15 @@ def die_with_parent(parent: int) -> None:
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != parent:
         os._exit(1)
+
+
+def become_worker(parent: int, inherited: Iterable[Connection]) -> None:
+    """What a forked worker does first: die with `parent`, leave Ctrl-C to it
+    (the interrupt reaches the whole process group; the parent stops its
+    workers, so none prints a `KeyboardInterrupt` of its own), and close the
+    parent's ends of the pipes it inherited (its own included), so that the
+    parent's death is an EOF it sees."""
+    die_with_parent(parent)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for end in inherited:
+        end.close()

@@ -42,6 +42,8 @@ from passflow.diagnostics import (
     Severity,
 )
 from passflow.execution import ChildExecutor
+from passflow.executors import ProcessExecutor, ShippingExecutor
+from passflow.executors.forking import DEFAULT_SERIAL_BUDGET
 from passflow.instruments.chrome_trace import ChromeTrace
 from passflow.instruments.reproducer import (
     ReplayWitness,
@@ -54,6 +56,8 @@ from passflow.manager import Nesting, OpPassManager
 from passflow.output_file import OutputFileError, write_output
 from passflow.pass_manager import PassManager
 from passflow.pipeline_text import add_pass_flag, parse_pass_pipeline
+from passflow.sliced.run import Fallback, run_sliced
+from passflow.sliced.shipped import shipped_runner
 from passflow.source_diagnostics import (
     DiagnosticVerifier,
     SourceDiagnosticPrinter,
@@ -78,6 +82,7 @@ from passflow.tools.pass_manager_options import (
     add_pass_manager_flags,
 )
 from passflow.tools.remark_options import add_remark_flags, remark_session
+from passflow.tools.sliced_options import replay_events, sliced_jobs
 from passflow.trust import UnsafePassError, untrusted
 
 PROG = "passflow-opt"
@@ -428,6 +433,52 @@ def parse_input(
     return top
 
 
+def sliced_chunk(
+    inv: Invocation, text: str, first_line: int, name: str, handler: DiagnosticHandler
+) -> str | Fallback | None:
+    """Run one chunk sliced (`passflow.sliced`): its printed output, None on
+    failure, or a `Fallback` when the chunk must run whole (`process_chunk`),
+    which then reports whatever the sliced run could not stand for."""
+    args = inv.args
+    jobs = sliced_jobs(args, inv.executor)
+    if jobs is None:
+        return Fallback("the command line asks for a whole run")
+    ctx = ir.default_context(allow_unregistered=args.allow_unregistered_dialect)
+    try:
+        pm = build_pass_manager(inv, "builtin.module", ctx, None)
+        inv.options.apply(pm)
+    except PassflowError as err:  # reported by the whole run
+        return Fallback(str(err))
+    pm.enable_emit_pass_error_on_failure(args.emit_pass_error_on_failure)
+    executor = inv.executor
+    remote = (
+        shipped_runner(
+            executor.executor,
+            jobs,
+            allow_unregistered=args.allow_unregistered_dialect,
+            context_factory=executor.context_factory,
+        )
+        if isinstance(executor, ShippingExecutor)
+        else None
+    )
+    outcome = run_sliced(
+        text,
+        name,
+        pm,
+        first_line=first_line,
+        jobs=jobs,
+        generic=args.mlir_print_op_generic,
+        serial_budget=executor.serial_budget
+        if isinstance(executor, ProcessExecutor)
+        else DEFAULT_SERIAL_BUDGET,
+        remote=remote,
+    )
+    if isinstance(outcome, Fallback):
+        return outcome
+    replay_events(outcome.events, handler)
+    return None if outcome.output is None else outcome.output + "\n"
+
+
 def process_chunk(
     inv: Invocation,
     text: str,
@@ -440,6 +491,9 @@ def process_chunk(
 
     Every diagnostic goes to `handler` (printed, or checked by the verifier)."""
     args = inv.args
+    sliced = sliced_chunk(inv, text, first_line, name, handler)
+    if not isinstance(sliced, Fallback):
+        return sliced
     ctx = ir.default_context(allow_unregistered=args.allow_unregistered_dialect)
     try:
         with reports.timer("Parser"):

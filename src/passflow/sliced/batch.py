@@ -1,0 +1,221 @@
+"""One process's side of a sliced run: parse a batch of pieces, verify them, run
+the pipeline on them and print them.
+
+A `BatchRunner` lives in each process that takes part (the parent, a forked
+worker, a Dask worker). It parses the module's shell once (the module with an
+empty body, and the file's aliases) and then, per batch, parses the batch's
+pieces into it, with the pieces they reference by symbol beside them as
+reference-only ops: symbol lookups (a `func.call`'s verifier) find them, the
+pipeline leaves them alone (`PassManager.run(reference_only=)`), and they are
+not printed. Whatever the batch's diagnostics and the text its passes write to
+`sys.stdout`/`sys.stderr` come back in the order they happened.
+
+Anything a serial run of the whole file could report differently — a parse or
+verifier error, an exception outside the passes, a printer that fails — makes
+the batch ask for a fallback: the parent then runs the file as a whole.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from xdsl.dialects.builtin import StringAttr
+from xdsl.ir import Attribute
+from xdsl.traits import IsolatedFromAbove
+
+from passflow import ir
+from passflow.diagnostics import Diagnostic, IRParseError, PassPipelineError
+from passflow.executors.capture import captured_output
+from passflow.ir import Operation
+from passflow.pass_manager import PassManager
+from passflow.sliced.scan import PieceText
+
+__all__ = ["BatchResult", "BatchRunner"]
+
+
+@dataclass
+class BatchResult:
+    """What a batch sends back to the parent.
+
+    `events` are its diagnostics and `CapturedOutput`, in order. `body` is the
+    batch's ops as printed inside the module (empty if the pipeline failed).
+    `initial_symbols` and `symbols` are the `sym_name`s of its ops before and
+    after the run; `headers` the op,
+    regions left out, before and after the run, of each piece another piece
+    references. `fallback` says why the parent must run the file whole.
+    """
+
+    batch: int
+    events: list[Diagnostic] = field(default_factory=lambda: list[Diagnostic]())
+    failed: bool = False
+    body: str = ""
+    symbols: list[str] = field(default_factory=lambda: list[str]())
+    initial_symbols: list[str] = field(default_factory=lambda: list[str]())
+    headers: dict[int, tuple[str, str]] = field(
+        default_factory=lambda: dict[int, tuple[str, str]]()
+    )
+    fallback: str | None = None
+    seconds: float = 0.0
+
+
+class BatchRunner:
+    """Runs batches of pieces in this process with `pm`, a pass manager whose
+    pipeline is one nested-pipeline adaptor (`passflow.sliced.run.why_not_sliced`)."""
+
+    def __init__(
+        self,
+        pm: PassManager,
+        shell: PieceText,
+        name: str,
+        *,
+        generic: bool,
+    ) -> None:
+        self.pm = pm
+        self.name = name
+        self.generic = generic
+        self.aliases: dict[str, Attribute] = {}
+        self.module = ir.parse_module(
+            shell.text,
+            pm.context,
+            name,
+            first_line=shell.first_line,
+            aliases=self.aliases,
+        )
+        empty = ir.print_op(self.module, generic=generic)
+        if not empty.endswith("\n}"):
+            raise ValueError(f"the empty module prints as {empty!r}")
+        self.prefix = empty[:-1]
+        self.events: list[Diagnostic] = []
+        pm.add_diagnostic_handler(self._collect)
+        self._references: dict[int, list[Operation]] = {}
+
+    def _collect(self, diagnostic: Diagnostic) -> None:
+        self.events.append(diagnostic)
+
+    def _parse(self, piece: PieceText) -> list[Operation]:
+        parsed = ir.parse_module(
+            piece.text,
+            self.pm.context,
+            self.name,
+            first_line=piece.first_line,
+            aliases=dict(self.aliases),
+        )
+        if not ir.is_implicit_module(parsed):
+            return [parsed]
+        ops = ir.direct_children(parsed)
+        for op in ops:
+            op.detach()
+        return ops
+
+    def _reference(self, index: int, piece: PieceText) -> list[Operation]:
+        found = self._references.get(index)
+        if found is None:
+            found = self._references[index] = self._parse(piece)
+        return found
+
+    def run(
+        self,
+        batch: int,
+        own: Sequence[tuple[int, PieceText]],
+        references: Sequence[tuple[int, PieceText]],
+        watched: frozenset[int],
+    ) -> BatchResult:
+        """Parse, verify, run and print the pieces `own` (piece index and
+        text), with `references` beside them; report the header of each own
+        piece in `watched`."""
+        start = time.perf_counter()
+        result = BatchResult(batch)
+        block = self.module.body.block
+        placed: list[Operation] = []
+        try:
+            result = self._run(result, own, references, watched, placed)
+        except IRParseError as err:
+            result.fallback = f"parse error: {err.diagnostic.message}"
+        except Exception as err:  # outside the passes: the whole file will tell
+            result.fallback = f"{type(err).__name__}: {err}"
+        finally:
+            for op in list(block.ops):
+                op.detach()
+            self.events = []
+        result.seconds = time.perf_counter() - start
+        return result
+
+    def _run(
+        self,
+        result: BatchResult,
+        own: Sequence[tuple[int, PieceText]],
+        references: Sequence[tuple[int, PieceText]],
+        watched: frozenset[int],
+        placed: list[Operation],
+    ) -> BatchResult:
+        block = self.module.body.block
+        owned: list[tuple[int, list[Operation]]] = []
+        for index, piece in own:
+            ops = self._parse(piece)
+            owned.append((index, ops))
+            for op in ops:
+                block.add_op(op)
+                placed.append(op)
+        extra: list[Operation] = []
+        for index, piece in references:
+            for op in self._reference(index, piece):
+                block.add_op(op)
+                extra.append(op)
+        if not all(_prints_alone(op) for op in placed):
+            result.fallback = "a top-level op names values in the module's scope"
+            return result
+        for op in placed:
+            problem = ir.verify(op)
+            if problem is not None:
+                result.fallback = f"verifier: {problem.message}"
+                return result
+        before = {index: _header(ops) for index, ops in owned if index in watched}
+        result.initial_symbols = _symbols(placed)
+        self.events = result.events
+        with captured_output(result.events.append):
+            try:
+                self.pm.run(self.module, reference_only=extra)
+            except PassPipelineError:
+                result.failed = True
+        for index, ops in owned:
+            if index in watched:
+                result.headers[index] = (before[index], _header(ops))
+        result.symbols = _symbols(placed)
+        if result.failed:
+            return result
+        for op in extra:
+            op.detach()
+        printed = ir.print_op(self.module, generic=self.generic)
+        if not printed.startswith(self.prefix) or not printed.endswith("\n}"):
+            result.fallback = "the printed module does not have the shell's form"
+            return result
+        result.body = printed[len(self.prefix) : -2]
+        return result
+
+
+def _prints_alone(op: Operation) -> bool:
+    """Whether `op` prints the same whatever ops precede it in the module: it
+    has no results and names its values in a scope of its own (isolated from
+    above) or has none (no blocks). xDSL's printer numbers and de-duplicates
+    the names of a scope across its ops."""
+    if op.results:
+        return False
+    return bool(op.get_traits_of_type(IsolatedFromAbove)) or all(
+        not region.blocks for region in op.regions
+    )
+
+
+def _symbols(ops: list[Operation]) -> list[str]:
+    """The symbol names the module's verifier checks for duplicates."""
+    names: list[str] = []
+    for op in ops:
+        name = op.get_attr_or_prop("sym_name")
+        if isinstance(name, StringAttr):
+            names.append(name.data)
+    return names
+
+
+def _header(ops: list[Operation]) -> str:
+    return "\n".join(ir.print_op_without_regions(op) for op in ops)

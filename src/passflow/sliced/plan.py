@@ -1,0 +1,80 @@
+"""What a sliced run does: its batches, what each needs beside it, and which
+pipelines it applies to."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from passflow.manager import OpToOpPassAdaptor
+from passflow.pass_manager import PassManager
+from passflow.sliced.scan import PieceText, SourceSlices
+
+__all__ = ["BATCHES_PER_JOB", "MAX_BATCH", "SlicePlan", "why_not_sliced"]
+
+BATCHES_PER_JOB = 8
+"""Batches per job: enough for the jobs to finish together."""
+
+MAX_BATCH = 16
+"""Pieces per batch at most: a batch of 20-op functions takes about 50 ms,
+the granularity at which the parent decides to fork (the serial budget)."""
+
+
+def why_not_sliced(pm: PassManager) -> str | None:
+    """Why `pm` cannot run sliced, or None if it can: its pipeline must be
+    nested pipelines only (one adaptor, not recursive), and nothing but
+    diagnostic handlers may watch the run (`PassManager.observed`), nor may
+    the verifier be off."""
+    if pm.observed:
+        return "the run is observed (instrumentation, statistics, actions, remarks)"
+    if not pm.verify_each:
+        return "the verifier is off"
+    if len(pm.passes) != 1 or not isinstance(pm.passes[0], OpToOpPassAdaptor):
+        return "the pipeline is not nested pipelines only"
+    adaptor = pm.passes[0]
+    if any(nested.recursive for nested in adaptor.managers):
+        return "a nested pipeline is recursive"
+    return None
+
+
+@dataclass(frozen=True)
+class SlicePlan:
+    """The batches of a sliced run: contiguous ranges of pieces, in order."""
+
+    slices: SourceSlices
+    batches: tuple[range, ...]
+    defined_by: dict[str, int]
+    watched: frozenset[int]
+    """Pieces another piece references: their headers are compared after the
+    run, since the other piece only saw them as they were."""
+
+    @staticmethod
+    def of(slices: SourceSlices, jobs: int) -> SlicePlan:
+        count = len(slices.pieces)
+        size = max(1, min(MAX_BATCH, math.ceil(count / (jobs * BATCHES_PER_JOB))))
+        batches = tuple(range(i, min(i + size, count)) for i in range(0, count, size))
+        defined_by = slices.defined_by()
+        watched = frozenset(
+            defined_by[name]
+            for piece in slices.pieces
+            for name in piece.references
+            if name in defined_by
+        )
+        return SlicePlan(slices, batches, defined_by, watched)
+
+    def own(self, batch: int) -> list[tuple[int, PieceText]]:
+        return [(i, self.slices.piece_text(i)) for i in self.batches[batch]]
+
+    def references(self, batch: int) -> list[tuple[int, PieceText]]:
+        """The pieces outside `batch` that its pieces reference by symbol."""
+        span = self.batches[batch]
+        needed = sorted(
+            {
+                index
+                for i in span
+                for name in self.slices.pieces[i].references
+                if (index := self.defined_by.get(name)) is not None
+                and index not in span
+            }
+        )
+        return [(i, self.slices.piece_text(i)) for i in needed]

@@ -1,0 +1,117 @@
+"""A sliced run from text to printed text, and the checks that make it equal
+to a run of the whole file."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from passflow import ir
+from passflow.diagnostics import Diagnostic, IRParseError
+from passflow.executors.forking import DEFAULT_SERIAL_BUDGET
+from passflow.pass_manager import PassManager
+from passflow.sliced.batch import BatchResult, BatchRunner
+from passflow.sliced.local import run_local
+from passflow.sliced.plan import SlicePlan, why_not_sliced
+from passflow.sliced.profile import SlicedProfile
+from passflow.sliced.scan import PieceText, SourceSlices, scan_slices
+
+__all__ = ["Fallback", "SlicedOutcome", "SlicedProfile", "assemble", "run_sliced"]
+
+RemoteRun = Callable[[SlicePlan, BatchRunner], list[BatchResult]]
+"""Runs a plan's batches elsewhere (`passflow.sliced.dask`), given the parent's
+runner for the batches it runs itself."""
+
+
+@dataclass
+class SlicedOutcome:
+    """A sliced run that stands for a run of the whole file: its diagnostics
+    and output text in order (`events`), and the printed module (None when the
+    pipeline failed)."""
+
+    output: str | None
+    events: list[Diagnostic]
+    profile: SlicedProfile = field(default_factory=SlicedProfile)
+
+
+@dataclass(frozen=True)
+class Fallback:
+    """The file must run whole, in the parent: why."""
+
+    reason: str
+
+
+def run_sliced(
+    text: str,
+    name: str,
+    pm: PassManager,
+    *,
+    first_line: int = 1,
+    jobs: int,
+    generic: bool = False,
+    serial_budget: float = DEFAULT_SERIAL_BUDGET,
+    remote: RemoteRun | None = None,
+) -> SlicedOutcome | Fallback:
+    """Run `pm` on the module `text` holds, each top-level op parsed, verified,
+    run and printed by one of `jobs` processes (this one and forked workers,
+    or `remote`'s); a `Fallback` when the file must run whole instead."""
+    start = time.perf_counter()
+    reason = why_not_sliced(pm)
+    if reason is not None:
+        return Fallback(reason)
+    slices = scan_slices(text, first_line)
+    if slices is None:
+        return Fallback("the scan cannot tell the top-level ops apart")
+    scanned = time.perf_counter()
+    try:
+        runner = BatchRunner(pm, shell_of(slices), name, generic=generic)
+    except (IRParseError, ValueError) as err:
+        return Fallback(f"the module's shell: {err}")
+    problem = ir.verify(runner.module)
+    if problem is not None:
+        return Fallback(f"the module's shell does not verify: {problem.message}")
+    plan = SlicePlan.of(slices, jobs)
+    profile = SlicedProfile(
+        pieces=len(slices.pieces), batches=len(plan.batches), scan=scanned - start
+    )
+    if remote is not None:
+        results = remote(plan, runner)
+    else:
+        results = run_local(plan, runner, jobs, profile, serial_budget=serial_budget)
+    outcome = assemble(runner.prefix, results)
+    if isinstance(outcome, SlicedOutcome):
+        profile.wall = time.perf_counter() - start
+        profile.batch_seconds = sum(result.seconds for result in results)
+        outcome.profile = profile
+    return outcome
+
+
+def shell_of(slices: SourceSlices) -> PieceText:
+    return PieceText(slices.shell, slices.first_line)
+
+
+def assemble(prefix: str, results: Sequence[BatchResult]) -> SlicedOutcome | Fallback:
+    """The run of the whole file the batches add up to, or a `Fallback` when
+    they cannot stand for it: a batch asked for one, two ops define the same
+    symbol (the module's verifier would say so), or an op that another piece
+    references changed outside its regions (that piece was checked against the
+    op as it was)."""
+    for result in results:
+        if result.fallback is not None:
+            return Fallback(result.fallback)
+    for names in (
+        [name for result in results for name in result.initial_symbols],
+        [name for result in results for name in result.symbols],
+    ):
+        if len(set(names)) != len(names):
+            return Fallback("two top-level ops define the same symbol")
+    for result in results:
+        for before, after in result.headers.values():
+            if before != after:
+                return Fallback("a referenced op changed outside its regions")
+    events = [event for result in results for event in result.events]
+    if any(result.failed for result in results):
+        return SlicedOutcome(None, events)
+    body = "\n".join(result.body for result in results)
+    return SlicedOutcome(prefix + body + "\n}", events)

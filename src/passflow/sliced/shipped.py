@@ -1,0 +1,149 @@
+"""A sliced run on any `concurrent.futures.Executor` (a Dask cluster, a process
+pool): batches travel as text and come back as text.
+
+Each task carries its pieces' text (and the text of the pieces they reference),
+the module's shell and the pipeline as text; the worker parses them, runs the
+pipeline, prints the result and sends back a `BatchResult`. No IR crosses the
+wire either way, and nothing is pickled but strings and diagnostics. A worker
+keeps one `BatchRunner` per run (same pipeline, shell and settings), so the
+shell, the aliases and the pipeline are parsed once per worker.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Executor, Future
+from concurrent.futures import wait as wait_futures
+from dataclasses import dataclass
+
+from passflow import ir, registry
+from passflow.executors.child_run import INTERRUPT_POLL
+from passflow.ir import Context
+from passflow.manager import Nesting
+from passflow.pass_manager import PassManager
+from passflow.pipeline_text import parse_pass_pipeline
+from passflow.sliced.batch import BatchResult, BatchRunner
+from passflow.sliced.plan import SlicePlan
+from passflow.sliced.scan import PieceText
+
+__all__ = ["ShippedBatch", "ShippedSpec", "run_shipped_batch", "shipped_runner"]
+
+ContextFactory = Callable[[], Context]
+
+_IN_FLIGHT_PER_JOB = 3  # tasks queued per job, so no worker waits for the next
+
+
+@dataclass(frozen=True)
+class ShippedSpec:
+    """What every batch of one run shares: the pipeline (as text), the file's
+    name, the module's shell and how to parse and print."""
+
+    pipeline: str
+    name: str
+    shell: PieceText
+    allow_unregistered: bool
+    generic: bool
+    emit_pass_errors: bool
+    context_factory: ContextFactory | None = None
+
+
+@dataclass(frozen=True)
+class ShippedBatch:
+    """One batch: its pieces and the pieces they reference, as text."""
+
+    batch: int
+    own: list[tuple[int, PieceText]]
+    references: list[tuple[int, PieceText]]
+    watched: frozenset[int]
+
+
+_runners = threading.local()
+
+
+def _runner_for(spec: ShippedSpec) -> BatchRunner:
+    """This worker thread's runner for `spec`, made on its first batch."""
+    cached: tuple[ShippedSpec, BatchRunner] | None = getattr(_runners, "current", None)
+    if cached is not None and cached[0] == spec:
+        return cached[1]
+    registry.load_plugins()
+    context = (
+        spec.context_factory()
+        if spec.context_factory is not None
+        else ir.default_context(allow_unregistered=spec.allow_unregistered)
+    )
+    pm = PassManager("builtin.module", context, nesting=Nesting.IMPLICIT)
+    pm.assign(parse_pass_pipeline(spec.pipeline))
+    pm.enable_emit_pass_error_on_failure(spec.emit_pass_errors)
+    runner = BatchRunner(pm, spec.shell, spec.name, generic=spec.generic)
+    _runners.current = (spec, runner)
+    return runner
+
+
+def run_shipped_batch(spec: ShippedSpec, batch: ShippedBatch) -> BatchResult:
+    """A task: run one batch in the worker that received it."""
+    try:
+        runner = _runner_for(spec)
+    except Exception as err:  # the worker cannot rebuild the run: run it whole
+        return BatchResult(batch.batch, fallback=f"{type(err).__name__}: {err}")
+    return runner.run(batch.batch, batch.own, batch.references, batch.watched)
+
+
+def shipped_runner(
+    executor: Executor,
+    jobs: int,
+    *,
+    allow_unregistered: bool,
+    context_factory: ContextFactory | None = None,
+) -> Callable[[SlicePlan, BatchRunner], list[BatchResult]]:
+    """Run a plan's batches as tasks of `executor` (`run_sliced(remote=)`)."""
+
+    def remote(plan: SlicePlan, runner: BatchRunner) -> list[BatchResult]:
+        spec = ShippedSpec(
+            str(runner.pm),
+            runner.name,
+            PieceText(plan.slices.shell, plan.slices.first_line),
+            allow_unregistered,
+            runner.generic,
+            runner.pm.emit_pass_error_on_failure,
+            context_factory,
+        )
+        return _collect(executor, spec, plan, jobs * _IN_FLIGHT_PER_JOB)
+
+    return remote
+
+
+def _collect(
+    executor: Executor, spec: ShippedSpec, plan: SlicePlan, in_flight: int
+) -> list[BatchResult]:
+    results: dict[int, BatchResult] = {}
+    waiting: set[Future[BatchResult]] = set()
+    next_batch = 0
+    count = len(plan.batches)
+    try:
+        while len(results) < count:
+            while next_batch < count and len(waiting) < in_flight:
+                span = plan.batches[next_batch]
+                shipped = ShippedBatch(
+                    next_batch,
+                    plan.own(next_batch),
+                    plan.references(next_batch),
+                    frozenset(i for i in span if i in plan.watched),
+                )
+                waiting.add(executor.submit(run_shipped_batch, spec, shipped))
+                next_batch += 1
+            done, waiting = wait_futures(
+                waiting, INTERRUPT_POLL, return_when=FIRST_COMPLETED
+            )
+            for future in done:
+                try:
+                    result = future.result()
+                except Exception as err:  # the worker died, the cluster went away
+                    return [BatchResult(-1, fallback=f"{type(err).__name__}: {err}")]
+                if result.fallback is not None:
+                    return [result]
+                results[result.batch] = result
+    finally:
+        for future in waiting:
+            future.cancel()
+    return [results[i] for i in range(count)]
