@@ -41,7 +41,16 @@ class SourceDiagnosticPrinter:
     def __init__(self, stream: TextIO, name: str, text: str) -> None:
         self.stream = stream
         self.name = name
-        self.lines = text.splitlines()
+        self.text = text
+        self._lines: list[str] | None = None
+
+    def source_line(self, number: int) -> str | None:
+        """Line `number` (from 1) of the source, or None past its end. The
+        source is cut into lines when a message first shows one: a run without
+        diagnostics does not keep a string per line (85 bytes a line)."""
+        if self._lines is None:
+            self._lines = self.text.splitlines()
+        return self._lines[number - 1] if 1 <= number <= len(self._lines) else None
 
     def __call__(self, diagnostic: Diagnostic) -> None:
         self.print(diagnostic)
@@ -58,15 +67,12 @@ class SourceDiagnosticPrinter:
         A message with no location at all (`None`) has no location prefix."""
         where = f"{loc}: " if loc is not None else ""
         self.stream.write(f"{where}{severity.value}: {text}\n")
-        if (
-            loc is not None
-            and loc.file == self.name
-            and 1 <= loc.line <= len(self.lines)
-        ):
+        line = None
+        if loc is not None and loc.file == self.name:
+            line = self.source_line(loc.line)
+        if loc is not None and line is not None:
             marker = "^" + "~" * (width - 1)
-            self.stream.write(
-                f"{self.lines[loc.line - 1]}\n{' ' * (loc.column - 1)}{marker}\n"
-            )
+            self.stream.write(f"{line}\n{' ' * (loc.column - 1)}{marker}\n")
 
 
 class VerifyLevel(Enum):

@@ -14,7 +14,6 @@ handler: a skipped action has no events.
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Callable
@@ -56,6 +55,8 @@ class ActionProfiler(ExecutionObserver):
         self._event(stack, "E")
 
     def _event(self, stack: ActionActiveStack, phase: str) -> None:
+        import json  # only while profiling, not at every start-up
+
         action = stack.action
         ts = (self._clock() - self._start) // 1000
         text = (

@@ -15,7 +15,6 @@ with microsecond timestamps from `time.perf_counter_ns`.
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import time
@@ -171,6 +170,8 @@ class ChromeTrace(PassInstrumentation):
         return list(self._events)
 
     def to_json(self) -> str:
+        import json  # only when a trace is written, not at every start-up
+
         return json.dumps({"traceEvents": self._events, "displayTimeUnit": "ms"})
 
     def write(self, target: str | TextIO) -> None:

@@ -29,8 +29,6 @@ where every diagnostic lands beside its pass.
 
 from __future__ import annotations
 
-import difflib
-import html
 import threading
 import time
 from collections.abc import Iterator
@@ -345,6 +343,9 @@ def _ms(seconds: float) -> str:
 
 
 def _diff_lines(change: _Change, limit: int) -> Iterator[str]:
+    import difflib  # with `html`, only when a report is written: 0.6 MB at start-up
+    from html import escape
+
     lines = difflib.unified_diff(
         (change.before or "").splitlines(),
         (change.after or "").splitlines(),
@@ -366,18 +367,21 @@ def _diff_lines(change: _Change, limit: int) -> Iterator[str]:
             css = "del"
         else:
             css = "ctx"
-        yield f'<span class="{css}">{html.escape(line)}</span>'
+        yield f'<span class="{css}">{escape(line)}</span>'
 
 
 def _diagnostic_items(diagnostics: list[Diagnostic]) -> list[str]:
+    from html import escape
+
     return [
-        f'<li class="diag {html.escape(d.severity.value)}"><pre>'
-        f"{html.escape(str(d))}</pre></li>"
+        f'<li class="diag {escape(d.severity.value)}"><pre>{escape(str(d))}</pre></li>'
         for d in diagnostics
     ]
 
 
 def _node_html(report: RunReport, node: _Node, total: float, out: list[str]) -> None:
+    from html import escape
+
     if node.kind == "adaptor" and len(node.children) == 1 and not node.diagnostics:
         # One nested pipeline: show it in the adaptor's place, as --mlir-timing does.
         _node_html(report, next(iter(node.children.values())), total, out)
@@ -393,12 +397,12 @@ def _node_html(report: RunReport, node: _Node, total: float, out: list[str]) -> 
         badges += f'<span class="badge">diagnostics {len(node.diagnostics)}</span>'
     opened = " open" if node.kind != "pass" or node.failures else ""
     out.append(
-        f'<li class="node {node.kind}" data-name="{html.escape(node.name)}" '
-        f'data-argument="{html.escape(node.argument)}" data-changed="{node.changed}" '
+        f'<li class="node {node.kind}" data-name="{escape(node.name)}" '
+        f'data-argument="{escape(node.argument)}" data-changed="{node.changed}" '
         f'data-diagnostics="{len(node.diagnostics)}">'
         f"<details{opened}><summary>"
-        f'<span class="name">{html.escape(node.name)}</span>'
-        f'<span class="arg">{html.escape(node.argument)}</span>'
+        f'<span class="name">{escape(node.name)}</span>'
+        f'<span class="arg">{escape(node.argument)}</span>'
         f'<span class="chart" title="wall (blue) and CPU (orange) time">'
         f'<span class="bar" style="width:{width:.2f}%"></span>'
         f'<span class="cpu" style="width:{cpu_width:.2f}%"></span></span>'
@@ -412,8 +416,8 @@ def _node_html(report: RunReport, node: _Node, total: float, out: list[str]) -> 
         if stats:
             body.append('<ul class="statistics">')
             body.extend(
-                f"<li>{html.escape(s.name)}: {value} "
-                f"<small>{html.escape(s.description)}</small></li>"
+                f"<li>{escape(s.name)}: {value} "
+                f"<small>{escape(s.description)}</small></li>"
                 for s, value in stats
             )
             body.append("</ul>")
@@ -424,11 +428,11 @@ def _node_html(report: RunReport, node: _Node, total: float, out: list[str]) -> 
     for change in node.changes:
         failed = " (pass failed)" if change.failed else ""
         body.append(
-            f'<div class="change" data-op="{html.escape(change.op_label)}">'
-            f"<div><code>{html.escape(change.op_label)}</code>{failed}</div>"
+            f'<div class="change" data-op="{escape(change.op_label)}">'
+            f"<div><code>{escape(change.op_label)}</code>{failed}</div>"
         )
         if change.omitted:
-            body.append(f"<p>{html.escape(change.omitted)}</p></div>")
+            body.append(f"<p>{escape(change.omitted)}</p></div>")
             continue
         if change.before is None:
             body.append("<p>text before the pass not recorded</p>")
@@ -437,7 +441,7 @@ def _node_html(report: RunReport, node: _Node, total: float, out: list[str]) -> 
             body.append(f'<pre class="diff">{chr(10).join(lines)}</pre>')
         body.append(
             '<details class="whole"><summary>whole op after the pass</summary>'
-            f'<pre class="after">{html.escape(change.after or "")}</pre></details></div>'
+            f'<pre class="after">{escape(change.after or "")}</pre></details></div>'
         )
     unrecorded = node.changed - len(node.changes)
     if unrecorded > 0:
@@ -459,6 +463,8 @@ def _node_html(report: RunReport, node: _Node, total: float, out: list[str]) -> 
 
 def render_html(report: RunReport) -> str:
     """The report as one HTML document with inline CSS and script."""
+    from html import escape
+
     out: list[str] = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
@@ -481,7 +487,7 @@ def render_html(report: RunReport) -> str:
         out.append(f'<section class="run" id="run-{number}"><h2>Run {number}</h2>')
         out.append(
             '<table class="summary">'
-            f"<tr><td>pipeline</td><td><code>{html.escape(run.pipeline)}</code></td></tr>"
+            f"<tr><td>pipeline</td><td><code>{escape(run.pipeline)}</code></td></tr>"
             f"<tr><td>pass time</td><td>{_ms(total)} wall</td></tr>"
             f"<tr><td>changes</td><td>{changed}</td></tr></table>"
         )
@@ -497,7 +503,7 @@ def render_html(report: RunReport) -> str:
         if run.graph:
             out.append(
                 '<details class="graph"><summary>pipeline graph (DOT)</summary>'
-                f"<pre>{html.escape(run.graph)}</pre></details>"
+                f"<pre>{escape(run.graph)}</pre></details>"
             )
         out.append("</section>")
     out.append(f"<script>{_SCRIPT}</script></body></html>\n")

@@ -54,7 +54,6 @@ Differences from mlir-opt
 
 from __future__ import annotations
 
-import json
 import sys
 import threading
 import time
@@ -383,6 +382,8 @@ def _text_report(root: _Node, display: TimingDisplay, threaded: bool) -> str:
 
 
 def _json_report(root: _Node, display: TimingDisplay, threaded: bool) -> str:
+    import json  # only for `--mlir-output-format=json`, not at every start-up
+
     total_wall, total_user = root.wall, root.user
 
     def head(entry: _Entry) -> str:

@@ -9,7 +9,6 @@ reported as `for the --NAME option: ...`.
 from __future__ import annotations
 
 import argparse
-import difflib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -126,13 +125,15 @@ class FlagParser(argparse.ArgumentParser):
         such as pass names) as `<prog>: Did you mean '--flag=value'?`."""
         args, unknown = self.parse_flags([dashes(arg) for arg in argv])
         if unknown:
+            from difflib import get_close_matches  # only after an error
+
             message = (
                 f"Unknown command line argument '{unknown[0]}'.  "
                 f"Try: '{self.prog} --help'"
             )
             name, has_value, value = unknown[0].partition("=")
             flags = [f for f in (*self.known, *more_flags) if f.startswith("--")]
-            close = difflib.get_close_matches(name, flags, n=1)
+            close = get_close_matches(name, flags, n=1)
             if name.startswith("-") and close:
                 suggestion = close[0] + (f"={value}" if has_value else "")
                 message += f"\n{self.prog}: Did you mean '{suggestion}'?"

@@ -10,7 +10,6 @@ nothing else.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable
 
@@ -63,7 +62,9 @@ _ALLOW_UNREGISTERED = (
 
 def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:
     """The candidate closest to `word` (difflib's ratio, at least 0.6), or None."""
-    found = difflib.get_close_matches(word, list(candidates), n=1)
+    from difflib import get_close_matches  # only after an error
+
+    found = get_close_matches(word, list(candidates), n=1)
     return found[0] if found else None
 
 

@@ -126,7 +126,10 @@ def apply_patterns_greedily(
     modified = False
     for region in op.regions:
         driver = _RegionDriver(region, patterns, config, ctx)
-        converged = driver.run() and converged
+        try:
+            converged = driver.run() and converged
+        finally:
+            driver.release()
         modified = modified or driver.modified
     return GreedyResult(converged, modified)
 
@@ -226,6 +229,18 @@ class _RegionDriver:
         self.worklist: Worklist[Operation] = Worklist()
         self.constants = _ConstantTable()
         self.rewriter = self._make_rewriter()
+
+    def release(self) -> None:
+        """Break the driver <-> rewriter cycle (the rewriter's handlers are this
+        driver's methods), so that the worklist, the constant table and the ops
+        they still hold (erased ones too) die with the driver even while the
+        cyclic collector is off, as passflow-opt runs."""
+        rewriter = self.rewriter
+        rewriter.operation_insertion_handler.clear()
+        rewriter.operation_modification_handler.clear()
+        rewriter.operation_removal_handler.clear()
+        self.worklist = Worklist()
+        self.constants = _ConstantTable()
 
     def _make_rewriter(self) -> PatternRewriter:
         rewriter = PatternRewriter(InsertPoint.at_start(Block()))
