@@ -11,22 +11,24 @@ from __future__ import annotations
 
 import contextlib
 import io
+import multiprocessing
 import pathlib
 import textwrap
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 
 import pytest
+from distributed import Client
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from xdsl.dialects.builtin import UnitAttr
 
 from passflow import OperationPass, PassManager, ir
-from passflow.executors import ProcessExecutor, make_executor
+from passflow.diagnostics import PassflowError
+from passflow.executors import DaskExecutor, ProcessExecutor, make_executor
 from passflow.pipeline_text import parse_pass_pipeline
 from passflow.sliced import Fallback, SlicedOutcome, run_sliced, scan_slices
-from passflow.sliced.shipped import shipped_runner
+from passflow.sliced.shipped import ExecutorLostError, shipped_runner
 from passflow.tools import opt, pass_manager_options
 
 HERE = pathlib.Path(__file__).parent
@@ -176,7 +178,10 @@ def test_generated_modules_slice_and_print_the_same(
 def test_a_dask_cluster_runs_batches_shipped_as_text(
     dask_client: object, tmp_path: pathlib.Path, sliced_outcomes: list[Outcome]
 ) -> None:
-    address = getattr(dask_client, "scheduler").address
+    assert isinstance(dask_client, Client)
+    scheduler = dask_client.scheduler
+    assert scheduler is not None
+    address = scheduler.address
     text, passes = CASES["a crash in one function"]
     path = tmp_path / "input.mlir"
     path.write_text(text)
@@ -404,3 +409,20 @@ def test_the_scan_never_raises_and_pieces_are_ordered_spans(text: str) -> None:
     for piece in slices.pieces:
         assert previous <= piece.start < piece.end <= len(text)
         previous = piece.end
+
+
+def test_an_executor_that_goes_away_is_one_error() -> None:
+    """A pool shut down under a sliced run (as a Dask client whose scheduler
+    died cancels its futures) ends the run with `ExecutorLostError`."""
+    pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
+    remote = shipped_runner(pool, 1, allow_unregistered=False)
+    pool.submit(int).result()  # the worker is up
+    pool.shutdown(wait=False, cancel_futures=True)
+    pm = sliced_pm("builtin.module(func.func(test-busy-work{rounds=200}))")
+    with pytest.raises(ExecutorLostError, match="executor refused the run's tasks"):
+        run_sliced(module(40), "input.mlir", pm, jobs=2, remote=remote)
+
+
+def test_an_unreachable_scheduler_is_one_error_within_the_timeout() -> None:
+    with pytest.raises(PassflowError, match="cannot connect to the Dask scheduler"):
+        DaskExecutor("tcp://127.0.0.1:1", timeout=0.5)

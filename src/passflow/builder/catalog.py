@@ -177,6 +177,7 @@ _BY_KIND: dict[tuple[PassKind, ...], tuple[str, ...]] = {
         "test-add-timers-to-top-level-funcs",
         "test-constant-folding",
         "test-deprecation",
+        "test-busy-work",
         "test-dynamic-pipeline",
         "test-function-pass",
         "test-interface-pass",

@@ -14,6 +14,7 @@ environment as the client, as Dask always requires.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from concurrent.futures import Executor
 from typing import TYPE_CHECKING, cast
@@ -25,7 +26,10 @@ from passflow.executors.shipping import ContextFactory, ShippingExecutor
 if TYPE_CHECKING:
     from distributed import Client, LocalCluster
 
-__all__ = ["DaskExecutor"]
+__all__ = ["DEFAULT_TIMEOUT", "DaskExecutor", "quiet_dask_logging"]
+
+DEFAULT_TIMEOUT = 10.0
+"""Seconds passflow waits to reach (or reach again) a Dask scheduler."""
 
 
 class DaskExecutor(ShippingExecutor):
@@ -34,6 +38,9 @@ class DaskExecutor(ShippingExecutor):
     `client` is a `distributed.Client`, a scheduler address, or None (start a
     `LocalCluster` of `jobs` single-threaded worker processes, closed by
     `close()`). `jobs` defaults to the cluster's total worker threads.
+    `timeout`: seconds to reach a scheduler given by address, and to reconnect
+    to it once connected; past it the run fails with one error instead of
+    waiting (Dask's own default is 30 s).
     """
 
     name = "dask"
@@ -45,6 +52,7 @@ class DaskExecutor(ShippingExecutor):
         jobs: int | None = None,
         chunks_per_job: int = 4,
         context_factory: ContextFactory | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
     ) -> None:
         try:
             from distributed import Client, LocalCluster
@@ -63,7 +71,7 @@ class DaskExecutor(ShippingExecutor):
             )
             client = Client(self._cluster)
         elif isinstance(client, str):
-            client = _connect(Client, client)
+            client = _connect(Client, client, timeout)
         self.client = client
         if jobs is None:
             nthreads = cast(Callable[[], dict[str, int]], client.nthreads)  # pyright: ignore[reportUnknownMemberType]
@@ -84,14 +92,27 @@ class DaskExecutor(ShippingExecutor):
             self._cluster = None
 
 
-def _connect(client_class: type[Client], address: str) -> Client:
+def _connect(client_class: type[Client], address: str, timeout: float) -> Client:
     """A client of the scheduler at `address`, with the security settings of
     Dask's configuration (`distributed.comm.tls.*`, `require-encryption`); a
     scheduler that cannot be reached, or only without the encryption the
     configuration requires, is a `PassflowError` naming it."""
     try:
-        return client_class(address)
+        return client_class(address, timeout=timeout)
     except (OSError, RuntimeError, ValueError) as err:
         raise PassflowError(
             f"cannot connect to the Dask scheduler '{address}': {err}"
         ) from None
+
+
+def quiet_dask_logging() -> None:
+    """Keep Dask's and Tornado's log records below CRITICAL off stderr.
+
+    A command-line tool reports a lost scheduler in one error of its own
+    (`passflow.sliced.shipped.ExecutorLostError`); without this, Dask's
+    client logs its reconnection attempts and Tornado a traceback per closed
+    stream around it."""
+    names = [*logging.root.manager.loggerDict, "distributed", "tornado"]
+    for name in names:
+        if name.split(".")[0] in ("distributed", "tornado"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)

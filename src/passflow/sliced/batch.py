@@ -17,6 +17,7 @@ the batch ask for a fallback: the parent then runs the file as a whole.
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -139,6 +140,12 @@ class BatchRunner:
             for op in list(block.ops):
                 op.detach()
             self.events = []
+            placed.clear()
+            # The batch's IR is a web of cycles: without a collection it would
+            # outlive the batch (passflow-opt runs with the collector off), and
+            # so would its parse positions. Only objects made since the run
+            # began are scanned (`run_sliced` freezes the rest).
+            gc.collect()
         result.seconds = time.perf_counter() - start
         return result
 

@@ -3,6 +3,7 @@ to a run of the whole file."""
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -57,6 +58,26 @@ def run_sliced(
     run and printed by one of `jobs` processes (this one and forked workers,
     or `remote`'s); a `Fallback` when the file must run whole instead."""
     start = time.perf_counter()
+    gc.freeze()  # batches collect their garbage: only theirs is scanned
+    try:
+        return _run(
+            text, name, pm, first_line, jobs, generic, serial_budget, remote, start
+        )
+    finally:
+        gc.unfreeze()
+
+
+def _run(
+    text: str,
+    name: str,
+    pm: PassManager,
+    first_line: int,
+    jobs: int,
+    generic: bool,
+    serial_budget: float,
+    remote: RemoteRun | None,
+    start: float,
+) -> SlicedOutcome | Fallback:
     reason = why_not_sliced(pm)
     if reason is not None:
         return Fallback(reason)

@@ -11,13 +11,15 @@ shell, the aliases and the pipeline are parsed once per worker.
 
 from __future__ import annotations
 
+import gc
 import threading
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Executor, Future
+from concurrent.futures import FIRST_COMPLETED, CancelledError, Executor, Future
 from concurrent.futures import wait as wait_futures
 from dataclasses import dataclass
 
 from passflow import ir, registry
+from passflow.diagnostics import PassflowError
 from passflow.executors.child_run import INTERRUPT_POLL
 from passflow.ir import Context
 from passflow.manager import Nesting
@@ -27,9 +29,22 @@ from passflow.sliced.batch import BatchResult, BatchRunner
 from passflow.sliced.plan import SlicePlan
 from passflow.sliced.scan import PieceText
 
-__all__ = ["ShippedBatch", "ShippedSpec", "run_shipped_batch", "shipped_runner"]
+__all__ = [
+    "ExecutorLostError",
+    "ShippedBatch",
+    "ShippedSpec",
+    "run_shipped_batch",
+    "shipped_runner",
+]
 
 ContextFactory = Callable[[], Context]
+
+
+class ExecutorLostError(PassflowError):
+    """The executor a sliced run ships its batches to went away (a Dask
+    scheduler that died, a pool that was shut down): the run cannot finish
+    there, nor fall back to a whole run on it."""
+
 
 _IN_FLIGHT_PER_JOB = 3  # tasks queued per job, so no worker waits for the next
 
@@ -77,6 +92,7 @@ def _runner_for(spec: ShippedSpec) -> BatchRunner:
     pm.enable_emit_pass_error_on_failure(spec.emit_pass_errors)
     runner = BatchRunner(pm, spec.shell, spec.name, generic=spec.generic)
     _runners.current = (spec, runner)
+    gc.freeze()  # each batch collects its garbage: only the new objects
     return runner
 
 
@@ -130,7 +146,12 @@ def _collect(
                     plan.references(next_batch),
                     frozenset(i for i in span if i in plan.watched),
                 )
-                waiting.add(executor.submit(run_shipped_batch, spec, shipped))
+                try:
+                    waiting.add(executor.submit(run_shipped_batch, spec, shipped))
+                except RuntimeError as err:  # shut down (`cannot schedule ...`)
+                    raise ExecutorLostError(
+                        f"the executor refused the run's tasks: {err}"
+                    ) from None
                 next_batch += 1
             done, waiting = wait_futures(
                 waiting, INTERRUPT_POLL, return_when=FIRST_COMPLETED
@@ -138,7 +159,12 @@ def _collect(
             for future in done:
                 try:
                     result = future.result()
-                except Exception as err:  # the worker died, the cluster went away
+                except CancelledError:  # the executor shut down under us
+                    raise ExecutorLostError(
+                        "the executor cancelled the run's tasks: its scheduler or "
+                        "pool went away"
+                    ) from None
+                except Exception as err:  # a worker died: the parent runs it whole
                     return [BatchResult(-1, fallback=f"{type(err).__name__}: {err}")]
                 if result.fallback is not None:
                     return [result]

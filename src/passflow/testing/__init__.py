@@ -15,6 +15,7 @@ from passflow.registry import register_lazy
 
 if TYPE_CHECKING:
     from passflow.testing.passes import (
+        TestBusyWorkPass,
         TestDynamicPipelinePass,
         TestEnum,
         TestFailurePass,
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from passflow.testing.remark_passes import TestRemarkPass
 
 __all__ = [
+    "TestBusyWorkPass",
     "TestDynamicPipelinePass",
     "TestEnum",
     "TestFailurePass",
@@ -64,6 +66,7 @@ _REGISTERED: dict[str, tuple[str, str]] = {
     "test-pass-crash": (_PASSES, "TestPassCrash"),
     "test-pass-crash-on-op": (_PASSES, "TestPassCrashOnOp"),
     "test-pass-failure": (_PASSES, "TestFailurePass"),
+    "test-busy-work": (_PASSES, "TestBusyWorkPass"),
     "test-pass-create-invalid-ir": (_PASSES, "TestInvalidIRPass"),
     "test-pass-invalid-parent": (_PASSES, "TestInvalidParentPass"),
     "test-stats-pass": (_PASSES, "TestStatisticPass"),

@@ -34,6 +34,7 @@ from passflow.transforms.greedy import (
 )
 
 __all__ = [
+    "TestBusyWorkPass",
     "TestDynamicPipelinePass",
     "TestEnum",
     "TestFailurePass",
@@ -129,6 +130,27 @@ class TestPassCrashOnOp(_TestPass):
         for op in self.get_operation().walk():
             if ir.operation_name(op).name == self.op:
                 raise RuntimeError(f"test-pass-crash-on-op: found '{self.op}'")
+
+
+@register_pass
+class TestBusyWorkPass(_TestPass):
+    argument = "test-busy-work"
+    summary = (
+        "Test pass that does a fixed amount of pure-Python work per op and "
+        "changes nothing (a stand-in for an expensive analysis, for benchmarks)"
+    )
+
+    rounds = Option(1500, help="Iterations of the busy loop per op")
+
+    def run_on_operation(self) -> None:
+        total = 0
+        for op in self.get_operation().walk():
+            seed = len(op.name)
+            for i in range(self.rounds):
+                total = (total * 31 + seed + i) % 1_000_003
+        self.mark_all_analyses_preserved()
+        if total < 0:  # never: keeps the loop from looking dead
+            self.signal_pass_failure()
 
 
 @register_pass

@@ -42,7 +42,8 @@ from passflow.diagnostics import (
     Severity,
 )
 from passflow.execution import ChildExecutor
-from passflow.executors import ProcessExecutor, ShippingExecutor
+from passflow.executors import DaskExecutor, ProcessExecutor, ShippingExecutor
+from passflow.executors.dask import quiet_dask_logging
 from passflow.executors.forking import DEFAULT_SERIAL_BUDGET
 from passflow.instruments.chrome_trace import ChromeTrace
 from passflow.instruments.reproducer import (
@@ -57,7 +58,7 @@ from passflow.output_file import OutputFileError, write_output
 from passflow.pass_manager import PassManager
 from passflow.pipeline_text import add_pass_flag, parse_pass_pipeline
 from passflow.sliced.run import Fallback, run_sliced
-from passflow.sliced.shipped import shipped_runner
+from passflow.sliced.shipped import ExecutorLostError, shipped_runner
 from passflow.source_diagnostics import (
     DiagnosticVerifier,
     SourceDiagnosticPrinter,
@@ -461,18 +462,28 @@ def sliced_chunk(
         if isinstance(executor, ShippingExecutor)
         else None
     )
-    outcome = run_sliced(
-        text,
-        name,
-        pm,
-        first_line=first_line,
-        jobs=jobs,
-        generic=args.mlir_print_op_generic,
-        serial_budget=executor.serial_budget
-        if isinstance(executor, ProcessExecutor)
-        else DEFAULT_SERIAL_BUDGET,
-        remote=remote,
-    )
+    try:
+        outcome = run_sliced(
+            text,
+            name,
+            pm,
+            first_line=first_line,
+            jobs=jobs,
+            generic=args.mlir_print_op_generic,
+            serial_budget=executor.serial_budget
+            if isinstance(executor, ProcessExecutor)
+            else DEFAULT_SERIAL_BUDGET,
+            remote=remote,
+        )
+    except ExecutorLostError as err:
+        where = f" '{args.scheduler}'" if args.scheduler else ""
+        handler(
+            error_with_note(
+                str(err),
+                f"check that the Dask scheduler{where} and its workers are running",
+            )
+        )
+        return None
     if isinstance(outcome, Fallback):
         return outcome
     replay_events(outcome.events, handler)
@@ -663,6 +674,8 @@ def run(inv: Invocation) -> int:
     outputs: list[str] = []
     ok = True
     inv.executor = executor = options.make_executor()
+    if isinstance(executor, DaskExecutor):
+        quiet_dask_logging()
     try:
         options.check_executor(executor)
     except PassflowError as err:
