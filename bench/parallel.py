@@ -1,27 +1,33 @@
-"""Parallel nested pipelines: serial vs threads vs forked processes vs Dask.
+"""Parallel runs, end to end and pipeline only: serial vs processes vs Dask.
 
-Two pipelines over N generated functions (about 20 arith ops each):
+End to end (the default): whole `passflow-opt` runs, from reading the file to
+writing the printed output, on N generated functions (about 20 arith ops each)
+for two pipelines:
 
-  (a) builtin.module(func.func(canonicalize,cse))       cheap passes
-  (b) builtin.module(func.func(bench-busy,canonicalize)) CPU-heavy: a fixed amount
-      of pure-Python work per op, then a rewrite so every function travels back
+  (a) builtin.module(func.func(canonicalize,cse))                  cheap passes
+  (b) builtin.module(func.func(test-busy-work,canonicalize))       CPU-heavy: a
+      fixed amount of pure-Python work per op, then a rewrite
 
-For each executor (2 jobs) it prints the pipeline's wall time, the speedup over
-serial measured in the same run, and for the out-of-process executors the
-parent's serial fraction: the share of the pipeline's wall time the parent spent
-on work no other process can take over (forking, splicing results back, and
-everything outside the parallel part), i.e. neither waiting nor running
-children. It then fits a model of the process executor from the run's profile
-(per child: seconds in the parent, in a worker, and to splice a worker's result
-back), checks its 2-job prediction against the measured point and projects 4,
-8 and 16 cores, with the bound no core count can beat (the parent only
-splicing). See `Model`.
-Targets on a 2-core machine: >= 1.6x on (b), >= 1.2x on (a).
+each serially (`--mlir-disable-threading`), sliced on forked processes
+(`--jobs 2`, the default executor) and sliced on a local Dask cluster of 2
+worker processes (`--executor=dask --scheduler=...`, started once, warmed up),
+every run in a fresh interpreter, output checked against the serial run. It
+prints the time of `passflow-opt`'s `main` (parse to printed output) and of the
+whole process (interpreter start-up included), the speedup over serial in the
+same measurement, the parent's peak memory, and fits a model of the sliced run
+from its profile: a serial part (the parent's scan, forking, collecting and
+stitching, and everything outside the sliced run) plus the batches' work
+spread over the cores, checked against the 2-core point and projected to 4,
+16 and 64 cores. Last, serial passflow-opt against `xdsl-opt -p
+canonicalize,cse` on the same input (whole processes, alternating).
 
-A section on small inputs shows where forking starts to pay, and that the
-process executor's default serial budget keeps small inputs at serial speed. Run:
+Pipeline only (`--pipeline-only`): `PassManager.run` on an already-parsed
+module with each executor (serial, threads, processes, Dask), its parent's
+serial fraction and a model of the process executor (see `Model`), then a
+section on small inputs. Run:
 
-    .venv/bin/python bench/parallel.py [--quick] [--sizes 1000 5000] [--no-dask]
+    .venv/bin/python bench/parallel.py [--quick] [--sizes 1000 5000] [--repeat 3] [--no-dask]
+    .venv/bin/python bench/parallel.py --pipeline-only [--quick] [--no-threads]
 """
 
 from __future__ import annotations
@@ -30,13 +36,17 @@ import argparse
 import dataclasses
 import gc
 import importlib
+import json
+import os
 import random
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from passflow import OperationPass, PassManager, ir
+from passflow import PassManager, ir
 from passflow.execution import ChildExecutor
 from passflow.executors import ExecutorProfile, ThreadExecutor
 from passflow.executors.forking import ProcessExecutor
@@ -44,24 +54,6 @@ from passflow.executors.transfer import Decoder, Encoder
 from passflow.pipeline_text import parse_pass_pipeline
 
 JOBS = 2
-BUSY_ROUNDS = 1500  # iterations of the busy loop per op: about 10 ms per function
-
-
-class BusyWork(OperationPass):
-    """Fixed pure-Python work per op (a stand-in for an expensive analysis)."""
-
-    argument = "bench-busy"
-    op_name = "func.func"
-
-    def run_on_operation(self) -> None:
-        total = 0
-        for op in self.get_operation().walk():
-            seed = len(op.name)
-            for i in range(BUSY_ROUNDS):
-                total = (total * 31 + seed + i) % 1_000_003
-        self.mark_all_analyses_preserved()
-        if total < 0:  # never: keeps the loop from looking dead
-            self.signal_pass_failure()
 
 
 def make_input(functions: int, seed: int = 0) -> str:
@@ -113,7 +105,7 @@ class Point:
 
 PIPELINES: dict[str, str] = {
     "a": "builtin.module(func.func(canonicalize,cse))",
-    "b": "builtin.module(func.func(bench-busy,canonicalize))",
+    "b": "builtin.module(func.func(test-busy-work,canonicalize))",
 }
 
 
@@ -121,13 +113,7 @@ def build(
     pipeline: str, context: ir.Context, executor: ChildExecutor | None
 ) -> PassManager:
     pm = PassManager("builtin.module", context, executor=executor)
-    if "bench-busy" in pipeline:
-        pm.nest("func.func").add(BusyWork())
-        pm.passes[0].managers[0].add(  # type: ignore[attr-defined]
-            parse_pass_pipeline("func.func(canonicalize)").passes[0]
-        )
-    else:
-        pm.assign(parse_pass_pipeline(pipeline))
+    pm.assign(parse_pass_pipeline(pipeline))
     return pm
 
 
@@ -314,6 +300,224 @@ def small_inputs(context: ir.Context, repeat: int) -> None:
         )
 
 
+# --- end to end -------------------------------------------------------------
+
+# Runs passflow-opt's `main` in a fresh interpreter: its time, the process's
+# own peak memory and the sliced run's profile, as one JSON line on stderr.
+RUNNER = """
+import json, resource, sys, time
+from passflow.tools import opt
+profile = {}
+sliced = opt.run_sliced
+def recording(*args, **kwargs):
+    outcome = sliced(*args, **kwargs)
+    found = getattr(outcome, "profile", None)
+    if found is not None:
+        profile.update(vars(found), parent_only=found.parent_only)
+    else:
+        profile["fallback"] = getattr(outcome, "reason", "?")
+    return outcome
+opt.run_sliced = recording
+start = time.perf_counter()
+status = opt.main(sys.argv[1:])
+seconds = time.perf_counter() - start
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"status": status, "seconds": seconds, "peak_mb": peak, **profile}),
+      file=sys.stderr)
+"""
+
+
+@dataclass
+class Run:
+    """The best of a command's runs: `main`'s time, the whole process's, the
+    parent's peak memory, the sliced run's profile (empty when not sliced)."""
+
+    name: str
+    seconds: float
+    process_seconds: float
+    peak_mb: float
+    profile: dict[str, float]
+    output: str
+
+
+def run_opt(name: str, argv: list[str], output: str, repeat: int) -> Run:
+    best: Run | None = None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        done = subprocess.run(
+            [sys.executable, "-c", RUNNER, *argv, "-o", output],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        wall = time.perf_counter() - start
+        report = json.loads(done.stderr.strip().splitlines()[-1])
+        if report["status"] != 0:
+            raise SystemExit(f"{name}: passflow-opt failed:\n{done.stderr}")
+        if "fallback" in report:
+            raise SystemExit(f"{name}: the run was not sliced: {report['fallback']}")
+        with open(output) as stream:
+            text = stream.read()
+        run = Run(
+            name,
+            report["seconds"],
+            wall,
+            report["peak_mb"],
+            {k: v for k, v in report.items() if isinstance(v, float | int)},
+            text,
+        )
+        if best is None or run.seconds < best.seconds:
+            best = run
+    assert best is not None
+    return best
+
+
+@dataclass
+class SlicedModel:
+    """A sliced run's time on `c` cores: `serial` seconds only the parent can
+    spend (outside the sliced run, and inside it neither running batches nor
+    waiting: scan, fork, collect, stitch) plus the batches' `work` shared by
+    `c` processes. `work` is measured with two processes on this machine's
+    two vCPUs, so it includes their slowing each other down."""
+
+    serial: float
+    work: float
+
+    @staticmethod
+    def fit(run: Run) -> SlicedModel:
+        profile = run.profile
+        outside = run.seconds - profile["wall"]
+        return SlicedModel(outside + profile["parent_only"], profile["batch_seconds"])
+
+    def time(self, cores: int) -> float:
+        return self.serial + self.work / cores
+
+
+def end_to_end(sizes: list[int], repeat: int, with_dask: bool) -> None:
+    print(f"end to end: passflow-opt main() in a fresh interpreter, best of {repeat}")
+    cluster: tuple[object, object] | None = _start_dask() if with_dask else None
+    try:
+        with tempfile.TemporaryDirectory() as directory:
+            for size in sizes:
+                source = os.path.join(directory, f"input_{size}.mlir")
+                with open(source, "w") as stream:
+                    stream.write(make_input(size))
+                for label, pipeline in PIPELINES.items():
+                    _end_to_end_case(
+                        directory, source, size, label, pipeline, repeat, cluster
+                    )
+            if 1000 in sizes or not sizes:
+                _versus_xdsl(directory, repeat)
+    finally:
+        if cluster is not None:
+            for part in cluster:
+                part.close()  # type: ignore[attr-defined]
+
+
+def _end_to_end_case(
+    directory: str,
+    source: str,
+    size: int,
+    label: str,
+    pipeline: str,
+    repeat: int,
+    cluster: tuple[object, object] | None,
+) -> None:
+    output = os.path.join(directory, "out.mlir")
+    argv = [source, f"--pass-pipeline={pipeline}"]
+    runs = [
+        run_opt("serial", [*argv, "--mlir-disable-threading"], output, repeat),
+        run_opt("process", [*argv, f"--jobs={JOBS}"], output, repeat),
+    ]
+    if cluster is not None:
+        address = str(getattr(cluster[1], "scheduler_address", ""))
+        dask = [*argv, "--executor=dask", f"--scheduler={address}"]
+        run_opt("dask-local", dask, output, 1)  # the workers import passflow
+        runs.append(run_opt("dask-local", dask, output, repeat))
+    serial = runs[0]
+    for run in runs[1:]:
+        if run.output != serial.output:
+            raise SystemExit(f"{run.name}: output differs from the serial run")
+    print(f"\n({label}) {pipeline}  --  {size} functions, {JOBS} jobs")
+    print(
+        f"  {'run':<11} {'main s':>7} {'speedup':>8} {'process s':>10} {'speedup':>8}"
+        f" {'parent MB':>10} {'serial part s':>14}"
+    )
+    for run in runs:
+        model = SlicedModel.fit(run) if "batch_seconds" in run.profile else None
+        part = (
+            f"{model.serial:.3f}"
+            if model is not None and run.name == "process"
+            else "-"
+        )
+        print(
+            f"  {run.name:<11} {run.seconds:7.3f} {serial.seconds / run.seconds:7.2f}x"
+            f" {run.process_seconds:10.3f}"
+            f" {serial.process_seconds / run.process_seconds:7.2f}x"
+            f" {run.peak_mb:10.1f} {part:>14}"
+        )
+    process = runs[1]
+    model = SlicedModel.fit(process)
+    predicted = model.time(JOBS)
+    print(
+        f"  model: {model.serial:.3f} s serial (the parent's), {model.work:.3f} s of"
+        f" batches; T({JOBS}) predicted {predicted:.3f} s, measured"
+        f" {process.seconds:.3f} s ({(predicted - process.seconds) / process.seconds:+.0%})"
+    )
+    print(
+        "    projected speedup over serial: "
+        + ", ".join(
+            f"{cores} cores {serial.seconds / model.time(cores):.2f}x"
+            for cores in (4, 16, 64)
+        )
+        + f" (bound {serial.seconds / model.serial:.1f}x)"
+    )
+
+
+def _versus_xdsl(directory: str, repeat: int) -> None:
+    """Serial passflow-opt against xdsl-opt, whole processes, alternating."""
+    source = os.path.join(directory, "input_1000.mlir")
+    output = os.path.join(directory, "out.mlir")
+    binaries = os.path.dirname(sys.executable)
+    commands = {
+        "passflow-opt": [
+            os.path.join(binaries, "passflow-opt"),
+            source,
+            "--pass-pipeline=builtin.module(func.func(canonicalize,cse))",
+            "--mlir-disable-threading",
+        ],
+        "xdsl-opt": [
+            os.path.join(binaries, "xdsl-opt"),
+            source,
+            "-p",
+            "canonicalize,cse",
+        ],
+    }
+    best = dict.fromkeys(commands, float("inf"))
+    for _ in range(repeat):
+        for name, command in commands.items():
+            start = time.perf_counter()
+            subprocess.run([*command, "-o", output], check=True)
+            best[name] = min(best[name], time.perf_counter() - start)
+    print(
+        f"\nserial, end to end, 1,000 functions, (a): passflow-opt {best['passflow-opt']:.3f} s,"
+        f" xdsl-opt -p canonicalize,cse {best['xdsl-opt']:.3f} s"
+        f" ({best['passflow-opt'] / best['xdsl-opt']:.2f}x)"
+    )
+
+
+def _start_dask() -> tuple[object, object]:
+    from distributed import Client, LocalCluster
+
+    cluster = LocalCluster(
+        n_workers=JOBS,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,  # pyright: ignore[reportArgumentType]
+    )
+    return Client(cluster), cluster
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument(
@@ -325,9 +529,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-threads", action="store_true", help="skip the thread executor"
     )
+    parser.add_argument(
+        "--pipeline-only",
+        action="store_true",
+        help="PassManager.run on a parsed module, every executor (the old bench)",
+    )
     args = parser.parse_args(argv)
     sizes: list[int] = args.sizes or ([200, 1000] if args.quick else [1000, 5000])
-    repeat: int = args.repeat or (1 if args.quick else 2)
+    repeat: int = args.repeat or (1 if args.quick else 3)
     with_dask = not args.no_dask
     if with_dask:
         try:
@@ -335,6 +544,9 @@ def main(argv: list[str] | None = None) -> int:
         except ImportError:
             print("(dask.distributed not installed: skipping the Dask executor)")
             with_dask = False
+    if not args.pipeline_only:
+        end_to_end(sizes, repeat, with_dask)
+        return 0
     context = ir.default_context()
     ir.preload_dialects(context)  # every executor pays the same dialect loading
     print(f"python {sys.version.split()[0]}, {JOBS} jobs, best of {repeat}")
@@ -356,6 +568,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    # Import this file as the module `parallel` (its directory is on sys.path), so
-    # that Dask's worker processes can unpickle BusyWork by reference.
-    sys.exit(importlib.import_module("parallel").main())
+    sys.exit(main())

@@ -145,7 +145,8 @@ CASES: dict[str, tuple[str, str]] = {
         "cse",
     ),
     "an explicit module with attributes": (
-        'module attributes {test.top = "{"} {\n' + module(16) + "}\n",
+        "// a comment with a } and a {\n"
+        'module attributes {test.top = "{"} { // and {\n' + module(16) + "}\n",
         "canonicalize",
     ),
 }
@@ -196,6 +197,30 @@ def test_a_dask_cluster_runs_batches_shipped_as_text(
     )
     assert status == 0 and out.count("func.func @") == 50
     assert [type(o) for o in sliced_outcomes] == [SlicedOutcome, SlicedOutcome]
+
+
+@pytest.mark.parametrize(
+    "passes",
+    [
+        "func.func(canonicalize),symbol-privatize",
+        "func.func(cse),func.func(test-pass-failure)",
+    ],
+)
+def test_passes_after_the_nested_ones_run_on_the_ops_the_workers_send_back(
+    passes: str, tmp_path: pathlib.Path, sliced_outcomes: list[Outcome]
+) -> None:
+    """The workers run the nested pipelines and send their ops back encoded;
+    the rest of the pipeline runs in the parent, its diagnostics after the
+    workers'."""
+    path = tmp_path / "input.mlir"
+    path.write_text(CASES["an explicit module with attributes"][0])
+    status, out, err = compare(path, f"builtin.module({passes})")
+    (outcome,) = sliced_outcomes
+    assert isinstance(outcome, SlicedOutcome)
+    if "privatize" in passes:
+        assert status == 0 and out.count("func.func private @") == 16
+    else:
+        assert status == 1 and out == "" and err == ""
 
 
 FALLBACKS: dict[str, tuple[str, str]] = {
@@ -319,8 +344,10 @@ def test_observed_runs_and_other_pipelines_are_not_sliced() -> None:
     assert isinstance(
         run_sliced(text, "x", sliced_pm("builtin.module(cse)"), jobs=2), Fallback
     )
-    both = sliced_pm("builtin.module(func.func(cse),symbol-dce)")
-    assert "nested pipelines only" in _reason(run_sliced(text, "x", both, jobs=2))
+    first = sliced_pm("builtin.module(symbol-dce,func.func(cse))")
+    assert "start with nested pipelines" in _reason(
+        run_sliced(text, "x", first, jobs=2)
+    )
     timed = sliced_pm()
     timed.enable_timing()
     assert "observed" in _reason(run_sliced(text, "x", timed, jobs=2))

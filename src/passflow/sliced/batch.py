@@ -29,6 +29,7 @@ from xdsl.traits import IsolatedFromAbove
 from passflow import ir
 from passflow.diagnostics import Diagnostic, IRParseError, PassPipelineError
 from passflow.executors.capture import captured_output
+from passflow.executors.transfer import Encoder
 from passflow.ir import Operation
 from passflow.pass_manager import PassManager
 from passflow.sliced.scan import PieceText
@@ -41,7 +42,9 @@ class BatchResult:
     """What a batch sends back to the parent.
 
     `events` are its diagnostics and `CapturedOutput`, in order. `body` is the
-    batch's ops as printed inside the module (empty if the pipeline failed).
+    batch's ops as printed inside the module (None if the pipeline failed, or
+    if the ops came back instead: as objects, `ops`, from a batch run in this
+    process, or `encoded` by `passflow.executors.transfer` from another).
     `initial_symbols` and `symbols` are the `sym_name`s of its ops before and
     after the run; `headers` the op,
     regions left out, before and after the run, of each piece another piece
@@ -51,7 +54,9 @@ class BatchResult:
     batch: int
     events: list[Diagnostic] = field(default_factory=lambda: list[Diagnostic]())
     failed: bool = False
-    body: str = ""
+    body: str | None = None
+    ops: list[Operation] = field(default_factory=lambda: list[Operation]())
+    encoded: bytes | None = None
     symbols: list[str] = field(default_factory=lambda: list[str]())
     initial_symbols: list[str] = field(default_factory=lambda: list[str]())
     headers: dict[int, tuple[str, str]] = field(
@@ -90,6 +95,10 @@ class BatchRunner:
         self.prefix = empty[:-1]
         self.events: list[Diagnostic] = []
         pm.add_diagnostic_handler(self._collect)
+        self.keep_ops = False
+        """Send the ops back rather than their text (passes follow in the parent)."""
+        self.ship = False
+        """This runner's results go to another process: encode kept ops."""
         self._references: dict[int, list[Operation]] = {}
 
     def _collect(self, diagnostic: Diagnostic) -> None:
@@ -194,6 +203,14 @@ class BatchRunner:
             return result
         for op in extra:
             op.detach()
+        if self.keep_ops:
+            kept = [op for _, ops in owned for op in ops]
+            if self.ship:
+                encoder = Encoder([])
+                result.encoded = encoder.dumps([encoder.op(op) for op in kept])
+            else:
+                result.ops = kept
+            return result
         printed = ir.print_op(self.module, generic=self.generic)
         if not printed.startswith(self.prefix) or not printed.endswith("\n}"):
             result.fallback = "the printed module does not have the shell's form"

@@ -196,6 +196,7 @@ def _worker_main(
 ) -> None:
     """A worker's loop: run the batch it is told, send back its result."""
     become_worker(parent, inherited)
+    runner.ship = True
     while True:
         try:
             batch = conn.recv()

@@ -21,16 +21,16 @@ the granularity at which the parent decides to fork (the serial budget)."""
 
 
 def why_not_sliced(pm: PassManager) -> str | None:
-    """Why `pm` cannot run sliced, or None if it can: its pipeline must be
-    nested pipelines only (one adaptor, not recursive), and nothing but
-    diagnostic handlers may watch the run (`PassManager.observed`), nor may
-    the verifier be off."""
+    """Why `pm` cannot run sliced, or None if it can: its pipeline must start
+    with nested pipelines (an adaptor, not recursive; what follows runs in the
+    parent), nothing but diagnostic handlers may watch the run
+    (`PassManager.observed`), and the verifier must be on."""
     if pm.observed:
         return "the run is observed (instrumentation, statistics, actions, remarks)"
     if not pm.verify_each:
         return "the verifier is off"
-    if len(pm.passes) != 1 or not isinstance(pm.passes[0], OpToOpPassAdaptor):
-        return "the pipeline is not nested pipelines only"
+    if not pm.passes or not isinstance(pm.passes[0], OpToOpPassAdaptor):
+        return "the pipeline does not start with nested pipelines"
     adaptor = pm.passes[0]
     if any(nested.recursive for nested in adaptor.managers):
         return "a nested pipeline is recursive"

@@ -7,10 +7,14 @@ import gc
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 from passflow import ir
-from passflow.diagnostics import Diagnostic, IRParseError
+from passflow.diagnostics import Diagnostic, IRParseError, PassPipelineError
+from passflow.executors.capture import captured_output
 from passflow.executors.forking import DEFAULT_SERIAL_BUDGET
+from passflow.executors.transfer import Decoder, EncodedOp
+from passflow.ir import Operation
 from passflow.pass_manager import PassManager
 from passflow.sliced.batch import BatchResult, BatchRunner
 from passflow.sliced.local import run_local
@@ -28,11 +32,15 @@ runner for the batches it runs itself."""
 @dataclass
 class SlicedOutcome:
     """A sliced run that stands for a run of the whole file: its diagnostics
-    and output text in order (`events`), and the printed module (None when the
-    pipeline failed)."""
+    and the text its passes wrote, in order (`events`), and its result: the
+    printed module (`output`, when the workers printed it) or the module
+    itself (`module`, when passes after the nested pipelines ran here).
+    `failed`: the pipeline failed, and there is no result."""
 
-    output: str | None
     events: list[Diagnostic]
+    output: str | None = None
+    module: Operation | None = None
+    failed: bool = False
     profile: SlicedProfile = field(default_factory=SlicedProfile)
 
 
@@ -55,8 +63,13 @@ def run_sliced(
     remote: RemoteRun | None = None,
 ) -> SlicedOutcome | Fallback:
     """Run `pm` on the module `text` holds, each top-level op parsed, verified,
-    run and printed by one of `jobs` processes (this one and forked workers,
-    or `remote`'s); a `Fallback` when the file must run whole instead."""
+    run by the pipeline's first pass (nested pipelines) and printed by one of
+    `jobs` processes (this one and forked workers, or `remote`'s); a
+    `Fallback` when the file must run whole instead.
+
+    When passes follow the nested pipelines, the workers send their ops back
+    in `passflow.executors.transfer`'s encoding instead of printing them, and
+    the rest of the pipeline runs here on the module they make up."""
     start = time.perf_counter()
     gc.freeze()  # batches collect their garbage: only theirs is scanned
     try:
@@ -85,10 +98,12 @@ def _run(
     if slices is None:
         return Fallback("the scan cannot tell the top-level ops apart")
     scanned = time.perf_counter()
+    head = nested_head(pm)
     try:
-        runner = BatchRunner(pm, shell_of(slices), name, generic=generic)
+        runner = BatchRunner(head, shell_of(slices), name, generic=generic)
     except (IRParseError, ValueError) as err:
         return Fallback(f"the module's shell: {err}")
+    runner.keep_ops = head is not pm
     problem = ir.verify(runner.module)
     if problem is not None:
         return Fallback(f"the module's shell does not verify: {problem.message}")
@@ -101,11 +116,57 @@ def _run(
     else:
         results = run_local(plan, runner, jobs, profile, serial_budget=serial_budget)
     outcome = assemble(runner.prefix, results)
+    if isinstance(outcome, SlicedOutcome) and runner.keep_ops and not outcome.failed:
+        outcome.module = runner.module
+        _run_tail(pm, runner, results, outcome)
     if isinstance(outcome, SlicedOutcome):
         profile.wall = time.perf_counter() - start
         profile.batch_seconds = sum(result.seconds for result in results)
         outcome.profile = profile
     return outcome
+
+
+def nested_head(pm: PassManager) -> PassManager:
+    """`pm` if its pipeline is its nested pipelines only; else a pass manager
+    of its first pass (the nested pipelines), which the workers run."""
+    if len(pm.passes) == 1:
+        return pm
+    head = PassManager(pm.anchor, pm.context, nesting=pm.nesting)
+    head.extend(pm.passes[:1])
+    head.enable_verifier(pm.verify_each)
+    head.enable_emit_pass_error_on_failure(pm.emit_pass_error_on_failure)
+    return head
+
+
+def _run_tail(
+    pm: PassManager,
+    runner: BatchRunner,
+    results: Sequence[BatchResult],
+    outcome: SlicedOutcome,
+) -> None:
+    """Put the batches' ops in the module, in order, and run the rest of
+    `pm`'s pipeline on it here (its diagnostics after the batches')."""
+    block = runner.module.body.block
+    for result in results:
+        ops = result.ops
+        if result.encoded is not None:
+            decoder = Decoder(pm.context, [])
+            encoded = cast(list[EncodedOp], decoder.loads(result.encoded))
+            ops = [decoder.op(op) for op in encoded]
+        for op in ops:
+            block.add_op(op)
+    first = pm.remove(0)
+    collect = outcome.events.append
+    pm.add_diagnostic_handler(collect)
+    try:
+        with captured_output(collect):
+            pm.run(runner.module)
+    except PassPipelineError:
+        outcome.failed = True
+        outcome.module = None
+    finally:
+        pm.insert(0, first)
+        pm.diagnostics.handlers.remove(collect)
 
 
 def shell_of(slices: SourceSlices) -> PieceText:
@@ -133,6 +194,8 @@ def assemble(prefix: str, results: Sequence[BatchResult]) -> SlicedOutcome | Fal
                 return Fallback("a referenced op changed outside its regions")
     events = [event for result in results for event in result.events]
     if any(result.failed for result in results):
-        return SlicedOutcome(None, events)
-    body = "\n".join(result.body for result in results)
-    return SlicedOutcome(prefix + body + "\n}", events)
+        return SlicedOutcome(events, failed=True)
+    if any(result.body is None for result in results):
+        return SlicedOutcome(events)  # the ops came back: the caller runs the rest
+    body = "\n".join(result.body or "" for result in results)
+    return SlicedOutcome(events, output=prefix + body + "\n}")

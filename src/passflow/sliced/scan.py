@@ -202,22 +202,35 @@ def _module_body(text: str, scan: _Scan) -> tuple[int, int] | None:
     piece = scan.pieces[0]
     if not _MODULE_START.match(text, piece.start):
         return None
-    inner = _Scan(text)
-    if not _scan_region(inner, piece.start, piece.end):
-        return None
-    close = text.rfind("}", piece.start, piece.end)
-    depth = 0
-    position = close
-    while position > piece.start:  # back to the brace the last one closes
-        position -= 1
-        char = text[position]
-        if char == "}":
-            depth += 1
-        elif char == "{":
-            if depth == 0:
-                return position + 1, close
-            depth -= 1
-    return None
+    body: tuple[int, int] | None = None
+    opened: list[int] = []
+    position = piece.start
+    while True:
+        match = _INNER.search(text, position, piece.end)
+        if match is None:
+            return body if not opened else None
+        at = match.start()
+        char = text[at]
+        position = at + 1
+        if char in _OPEN:
+            opened.append(at)
+        elif char in _CLOSE:
+            if not opened:
+                return None
+            start = opened.pop()
+            if not opened:  # a bracket of the header, or the body
+                body = (start + 1, at) if text[start] == "{" else None
+        elif char == '"':
+            string = _STRING.match(text, at, piece.end)
+            if string is None:
+                return None
+            position = string.end()
+        elif char == "@":
+            symbol = _SYMBOL.match(text, at, piece.end)
+            position = symbol.end() if symbol is not None else position
+        elif text.startswith("//", at):
+            newline = text.find("\n", at, piece.end)
+            position = newline if newline >= 0 else piece.end
 
 
 def scan_slices(text: str, first_line: int = 1) -> SourceSlices | None:

@@ -60,6 +60,7 @@ class ShippedSpec:
     allow_unregistered: bool
     generic: bool
     emit_pass_errors: bool
+    keep_ops: bool = False
     context_factory: ContextFactory | None = None
 
 
@@ -91,6 +92,8 @@ def _runner_for(spec: ShippedSpec) -> BatchRunner:
     pm.assign(parse_pass_pipeline(spec.pipeline))
     pm.enable_emit_pass_error_on_failure(spec.emit_pass_errors)
     runner = BatchRunner(pm, spec.shell, spec.name, generic=spec.generic)
+    runner.keep_ops = spec.keep_ops
+    runner.ship = True
     _runners.current = (spec, runner)
     gc.freeze()  # each batch collects its garbage: only the new objects
     return runner
@@ -122,6 +125,7 @@ def shipped_runner(
             allow_unregistered,
             runner.generic,
             runner.pm.emit_pass_error_on_failure,
+            runner.keep_ops,
             context_factory,
         )
         return _collect(executor, spec, plan, jobs * _IN_FLIGHT_PER_JOB)

@@ -487,6 +487,10 @@ def sliced_chunk(
     if isinstance(outcome, Fallback):
         return outcome
     replay_events(outcome.events, handler)
+    if outcome.failed:
+        return None
+    if outcome.module is not None:  # passes after the nested ones ran here
+        return print_output(outcome.module, args.mlir_print_op_generic, True)
     return None if outcome.output is None else outcome.output + "\n"
 
 
