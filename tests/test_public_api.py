@@ -23,6 +23,7 @@ PUBLIC_MODULES = (
     "passflow.builder",
     "passflow.graph",
     "passflow.reduce",
+    "passflow.sliced",
 )
 """The modules docs/api/ documents; docs import from these alone."""
 
