@@ -12,19 +12,21 @@ the diagnostics back in program order (`run`).
 The result is the whole run's, byte for byte, or the run falls back to the
 whole file (`Fallback`, with the reason) when the sliced run cannot vouch for
 that: input that does not parse or verify, ops whose printing depends on
-their neighbours, pipelines that are not nested pipelines only, runs that
-something observes.
+their neighbours, pipelines that do not start with nested pipelines, runs
+that something observes. Passes after the nested pipelines run in the parent,
+on the ops the workers send back encoded.
 """
 
 from passflow.sliced.batch import BatchResult, BatchRunner
 from passflow.sliced.plan import SlicePlan, why_not_sliced
 from passflow.sliced.run import Fallback, SlicedOutcome, SlicedProfile, run_sliced
 from passflow.sliced.scan import Piece, PieceText, SourceSlices, scan_slices
-from passflow.sliced.shipped import shipped_runner
+from passflow.sliced.shipped import ExecutorLostError, shipped_runner
 
 __all__ = [
     "BatchResult",
     "BatchRunner",
+    "ExecutorLostError",
     "Fallback",
     "Piece",
     "PieceText",

@@ -68,7 +68,8 @@ class BatchResult:
 
 class BatchRunner:
     """Runs batches of pieces in this process with `pm`, a pass manager whose
-    pipeline is one nested-pipeline adaptor (`passflow.sliced.run.why_not_sliced`)."""
+    pipeline is nested pipelines only (the run's first pass,
+    `passflow.sliced.run.nested_head`)."""
 
     def __init__(
         self,
