@@ -8,9 +8,12 @@ touches one file, and it is where xDSL's defaults that differ from MLIR's are me
 (unregistered ops are not IsolatedFromAbove; verification never prints the module).
 
 The parser and context here lean on xDSL's internals (private hooks of its
-`Parser`, its lexer's string pattern, the state of its `Context`); the few other
+`Parser`, its lexer's string pattern, the state of its `Context`), and so does
+the verifier (the closure of the `verify_` xDSL generates for an op class, which
+it splits to skip constraint checks already passed: `_SplitVerifier`); the few other
 internals passflow relies on are in `passflow.xdsl_internals`, the bridge's other
-half. `tests/test_xdsl_canaries.py` checks each one.
+half. `tests/test_xdsl_canaries.py` checks each one (`tests/test_serial_savings.py`
+the verifier's).
 
 Where an op was parsed is kept beside it, in a table per parsed file (`ParsedFile`)
 weakly keyed by the op, never in the op object. xDSL's own `location` field holds
@@ -39,7 +42,10 @@ from xdsl.dialects import get_all_dialects
 from xdsl.dialects.builtin import UNKNOWN_LOC as _DEFAULT_LOC
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    BytesAttr,
     CallSiteLoc,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
     FileLineColLoc,
     FloatAttr,
     FusedLoc,
@@ -61,7 +67,7 @@ from xdsl.ir import (
     TypeAttribute,
 )
 from xdsl.ir.core import AttributeInvT
-from xdsl.irdl import IRDLOperation
+from xdsl.irdl import IRDLOperation, OpDef
 from xdsl.parser import Parser
 from xdsl.parser.core import UnresolvedOperand
 from xdsl.parser.generic_parser import ParserState
@@ -1042,6 +1048,133 @@ def _walk(op: Operation, recursive: bool) -> Iterator[Operation]:
                 stack.extend(reversed(block.ops))
 
 
+_MEMO_LIMIT = 1 << 13
+"""Keys `_SplitVerifier` remembers before it forgets them all (bounds memory)."""
+
+_verified_keys: set[tuple[object, ...]] = set()
+"""Op shapes whose IRDL constraints held: see `_SplitVerifier`."""
+
+
+@dataclass(eq=False)
+class _SplitVerifier:
+    """The `verify_` xDSL generates for an IRDL op class, split in its two halves.
+
+    xDSL's generated `verify_` checks the op's definition (`OpDef.verify`: the
+    count and constraints of operands, results, regions, successors, properties
+    and attributes, then each trait's `verify`), then calls the class's own
+    `verify_`. For an op with no regions and no successors, the constraint half
+    reads nothing but the op's class, operand types, result types, properties
+    and attributes: immutable attribute values, compared exactly (a float's
+    bits, a class's identity). So once it held for one such shape it holds for
+    every op of the same shape, and only the other half (trait verifiers, which
+    may look at the op's parent or uses, and the custom verifier) runs again.
+    A shape is remembered only after the whole generated `verify_` passed, so
+    every failure is found, and worded, by xDSL's own code.
+
+    This reads the generated function's closure (`op_def`, `custom_verify`), an
+    xDSL internal; `of` gives None (verify as before) if it is not that function.
+    """
+
+    op_def: OpDef
+    custom: Callable[[Operation], None] | None
+    checking: tuple[frozenset[OpTrait] | None, tuple[OpTrait, ...]] = (None, ())
+    """The class's traits, and those whose `verify` is not `OpTrait`'s no-op in
+    their order (one field, so that threads always see a matching pair)."""
+
+    @staticmethod
+    def of(op_class: type[Operation]) -> _SplitVerifier | None:
+        verify_ = getattr(op_class, "verify_", None)
+        code = getattr(verify_, "__code__", None)
+        closure = getattr(verify_, "__closure__", None)
+        if (
+            code is None
+            or closure is None
+            or getattr(verify_, "__qualname__", "") != _GENERATED_VERIFY
+        ):
+            return None
+        cells = dict(
+            zip(code.co_freevars, (c.cell_contents for c in closure), strict=True)
+        )
+        op_def = cells.get("op_def")
+        custom = cells.get("custom_verify")
+        if not isinstance(op_def, OpDef) or op_def is not _op_def_of(op_class):
+            return None
+        if custom is Operation.verify_:  # xDSL's default: does nothing
+            custom = None
+        elif not callable(custom) and custom is not None:
+            return None
+        return _SplitVerifier(op_def, cast(Callable[[Operation], None] | None, custom))
+
+    def verify(self, op: Operation) -> None:
+        """What the generated `verify_` does, skipping a constraint check that
+        already passed on an op of the same shape; raises as it does."""
+        key = None if op.regions or op.successors else _shape(op)
+        try:
+            known = key is not None and key in _verified_keys
+        except TypeError:  # an attribute that cannot be hashed
+            known = False
+            key = None
+        if not known:
+            op.verify_()
+            if key is not None:
+                if len(_verified_keys) >= _MEMO_LIMIT:
+                    _verified_keys.clear()
+                _verified_keys.add(key)
+            return
+        traits = self.op_def.traits.traits  # a new set if `add_trait` was used
+        seen, checking = self.checking
+        if traits is not seen:
+            checking = tuple(t for t in traits if type(t).verify is not OpTrait.verify)
+            self.checking = (traits, checking)
+        for trait in checking:
+            trait.verify(op)
+        if self.custom is not None:
+            self.custom(op)
+
+
+_GENERATED_VERIFY = "get_accessors_from_op_def.<locals>.verify_"
+_split_verifiers: dict[
+    type[Operation], tuple[Callable[..., object], _SplitVerifier | None]
+] = {}
+
+
+def _split_verifier(op_class: type[Operation]) -> _SplitVerifier | None:
+    """`_SplitVerifier.of(op_class)`, made again if its `verify_` was replaced."""
+    function = op_class.verify_
+    found = _split_verifiers.get(op_class)
+    if found is None or found[0] is not function:
+        found = _split_verifiers[op_class] = (function, _SplitVerifier.of(op_class))
+    return found[1]
+
+
+def _op_def_of(cls: type[Operation]) -> OpDef | None:
+    if not issubclass(cls, IRDLOperation):
+        return None
+    return cls.get_irdl_definition()
+
+
+_BULK_DATA = (DenseIntOrFPElementsAttr, DenseArrayBase, BytesAttr)
+"""Attributes holding arbitrary amounts of data: hashing one costs as much as
+checking it, and remembering it would keep the data alive."""
+
+
+def _shape(op: Operation) -> tuple[object, ...] | None:
+    """What the constraint half of an op's verification reads; None for an op
+    with bulk data (`_BULK_DATA`), which is not worth remembering."""
+    properties = tuple(op.properties.items())
+    attributes = tuple(op.attributes.items())
+    for _, value in properties + attributes:
+        if isinstance(value, _BULK_DATA):
+            return None
+    return (
+        type(op),
+        tuple([operand.type for operand in op.operands]),
+        tuple([result.type for result in op.results]),
+        properties,
+        attributes,
+    )
+
+
 def verify(op: Operation, *, recursive: bool = True) -> Diagnostic | None:
     """Verify `op` (and, if `recursive`, everything nested); the first error or None.
 
@@ -1051,13 +1184,21 @@ def verify(op: Operation, *, recursive: bool = True) -> Diagnostic | None:
     are joined).
     """
     for current in _walk(op, recursive):
-        message = _structural_error(current) or _empty_block_error(current)
+        message = _structural_error(current)
+        if message is None and current.regions:
+            message = _empty_block_error(current)
         if message is None:
             try:
-                if type(current).verify is Operation.verify:
-                    current.verify_()
-                else:  # a few xDSL ops (`llvm.trunc`) check more in `verify`
+                cls = type(current)
+                if cls.verify is not Operation.verify:
+                    # a few xDSL ops (`llvm.trunc`) check more in `verify`
                     current.verify(verify_nested_ops=False)
+                else:
+                    split = _split_verifier(cls)
+                    if split is None:
+                        current.verify_()
+                    else:
+                        split.verify(current)
             except VerifyException as err:
                 message = _one_line(str(err))
             except Exception as err:  # a verifier that crashes still fails verification
