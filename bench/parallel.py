@@ -44,7 +44,9 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from multiprocessing import get_context
 
 from passflow import PassManager, ir
 from passflow.execution import ChildExecutor
@@ -393,8 +395,37 @@ class SlicedModel:
         return self.serial + self.work / cores
 
 
+def _spin(_: int) -> float:
+    """A bare loop of pure-Python work; its time."""
+    start = time.perf_counter()
+    total = 0
+    for i in range(5_000_000):
+        total = (total * 31 + i) % 1_000_003
+    return time.perf_counter() - start
+
+
+def machine_ceiling(repeat: int) -> float:
+    """How much faster `JOBS` processes of a bare loop get through `JOBS` loops
+    than one process (best of `repeat`): what this machine's cores give pure
+    Python when all are busy, the ceiling for any parallel run here."""
+    best = 0.0
+    for _ in range(repeat):
+        one = _spin(0) * JOBS
+        with ProcessPoolExecutor(JOBS, mp_context=get_context("fork")) as pool:
+            pool.submit(int).result()
+            start = time.perf_counter()
+            list(pool.map(_spin, range(JOBS)))
+            both = time.perf_counter() - start
+        best = max(best, one / both)
+    return best
+
+
 def end_to_end(sizes: list[int], repeat: int, with_dask: bool) -> None:
     print(f"end to end: passflow-opt main() in a fresh interpreter, best of {repeat}")
+    print(
+        f"machine ceiling: {JOBS} processes of a bare Python loop run"
+        f" {machine_ceiling(repeat):.2f}x as fast as one (the bound for any run here)"
+    )
     cluster: tuple[object, object] | None = _start_dask() if with_dask else None
     try:
         with tempfile.TemporaryDirectory() as directory:

@@ -140,6 +140,8 @@ class BatchRunner:
         result = BatchResult(batch)
         block = self.module.body.block
         placed: list[Operation] = []
+        collecting = gc.isenabled()
+        gc.disable()  # as passflow-opt runs; the batch collects once, at its end
         try:
             result = self._run(result, own, references, watched, placed)
         except IRParseError as err:
@@ -156,6 +158,8 @@ class BatchRunner:
             # so would its parse positions. Only objects made since the run
             # began are scanned (`run_sliced` freezes the rest).
             gc.collect()
+            if collecting:
+                gc.enable()
         result.seconds = time.perf_counter() - start
         return result
 

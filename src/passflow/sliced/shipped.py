@@ -74,14 +74,12 @@ class ShippedBatch:
     watched: frozenset[int]
 
 
-_runners = threading.local()
+_idle: dict[ShippedSpec, list[BatchRunner]] = {}
+"""This worker's runners not running a batch now, for the run it serves last."""
+_idle_lock = threading.Lock()
 
 
-def _runner_for(spec: ShippedSpec) -> BatchRunner:
-    """This worker thread's runner for `spec`, made on its first batch."""
-    cached: tuple[ShippedSpec, BatchRunner] | None = getattr(_runners, "current", None)
-    if cached is not None and cached[0] == spec:
-        return cached[1]
+def _new_runner(spec: ShippedSpec) -> BatchRunner:
     registry.load_plugins()
     context = (
         spec.context_factory()
@@ -94,18 +92,29 @@ def _runner_for(spec: ShippedSpec) -> BatchRunner:
     runner = BatchRunner(pm, spec.shell, spec.name, generic=spec.generic)
     runner.keep_ops = spec.keep_ops
     runner.ship = True
-    _runners.current = (spec, runner)
     gc.freeze()  # each batch collects its garbage: only the new objects
     return runner
 
 
 def run_shipped_batch(spec: ShippedSpec, batch: ShippedBatch) -> BatchResult:
-    """A task: run one batch in the worker that received it."""
+    """A task: run one batch in the worker that received it, with a runner of
+    this run's (made on the worker's first batch of the run, then reused by
+    whichever thread runs the next)."""
+    with _idle_lock:
+        if spec not in _idle:
+            _idle.clear()  # a new run: the last one's runners go
+        idle = _idle.setdefault(spec, [])
+        runner = idle.pop() if idle else None
+    if runner is None:
+        try:
+            runner = _new_runner(spec)
+        except Exception as err:  # the worker cannot rebuild the run: run it whole
+            return BatchResult(batch.batch, fallback=f"{type(err).__name__}: {err}")
     try:
-        runner = _runner_for(spec)
-    except Exception as err:  # the worker cannot rebuild the run: run it whole
-        return BatchResult(batch.batch, fallback=f"{type(err).__name__}: {err}")
-    return runner.run(batch.batch, batch.own, batch.references, batch.watched)
+        return runner.run(batch.batch, batch.own, batch.references, batch.watched)
+    finally:
+        with _idle_lock:
+            _idle.setdefault(spec, []).append(runner)
 
 
 def shipped_runner(
