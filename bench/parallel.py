@@ -406,18 +406,17 @@ def _spin(_: int) -> float:
 
 def machine_ceiling(repeat: int) -> float:
     """How much faster `JOBS` processes of a bare loop get through `JOBS` loops
-    than one process (best of `repeat`): what this machine's cores give pure
-    Python when all are busy, the ceiling for any parallel run here."""
-    best = 0.0
-    for _ in range(repeat):
-        one = _spin(0) * JOBS
-        with ProcessPoolExecutor(JOBS, mp_context=get_context("fork")) as pool:
-            pool.submit(int).result()
+    than one process does (fastest of `repeat` each): what this machine's
+    cores give pure Python when all are busy, a bound for any parallel run."""
+    one = min(_spin(0) for _ in range(repeat))
+    both = float("inf")
+    with ProcessPoolExecutor(JOBS, mp_context=get_context("fork")) as pool:
+        pool.submit(int).result()
+        for _ in range(repeat):
             start = time.perf_counter()
             list(pool.map(_spin, range(JOBS)))
-            both = time.perf_counter() - start
-        best = max(best, one / both)
-    return best
+            both = min(both, time.perf_counter() - start)
+    return one * JOBS / both
 
 
 def end_to_end(sizes: list[int], repeat: int, with_dask: bool) -> None:
