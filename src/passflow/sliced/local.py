@@ -30,6 +30,7 @@ __all__ = ["run_local"]
 
 _FORK_PAYS = 2.0  # fork when the rest would take this many serial budgets
 _PREFETCH = 2  # batches queued per worker
+_EXIT_GRACE = 1.0  # seconds a worker told to stop gets to exit
 
 
 @dataclass(eq=False)
@@ -112,22 +113,27 @@ class _LocalRun:
         try:
             for _ in range(self.jobs - 1):
                 self._spawn()
-            while len(self.results) < len(self.plan.batches):
-                before = time.perf_counter()
-                ready = wait(
-                    list(self.workers), 0.0 if self.pending else INTERRUPT_POLL
-                )
-                if not self.pending:
-                    self.profile.waited += time.perf_counter() - before
-                for conn in ready:
-                    if not self._read(self.workers[cast(Connection, conn)]):
-                        return
-                if ready:
-                    continue
-                if self.pending and not self._run_here():
+            self._collect()
+        except BaseException:  # an interrupt (or a bug): no grace for the workers
+            self._stop_all(grace=0.0)
+            raise
+        self._stop_all(grace=0.0 if self.fallback is not None else _EXIT_GRACE)
+
+    def _collect(self) -> None:
+        """Read results and run batches here until every batch is done or one
+        asks for a fallback."""
+        while len(self.results) < len(self.plan.batches):
+            before = time.perf_counter()
+            ready = wait(list(self.workers), 0.0 if self.pending else INTERRUPT_POLL)
+            if not self.pending:
+                self.profile.waited += time.perf_counter() - before
+            for conn in ready:
+                if not self._read(self.workers[cast(Connection, conn)]):
                     return
-        finally:
-            self._stop_all()
+            if ready:
+                continue
+            if self.pending and not self._run_here():
+                return
 
     def _spawn(self) -> None:
         mp = multiprocessing.get_context("fork")
@@ -173,14 +179,15 @@ class _LocalRun:
         self._feed(worker)
         return True
 
-    def _stop_all(self) -> None:
+    def _stop_all(self, grace: float) -> None:
+        """Ask every worker to exit; kill those still running after `grace` s."""
         workers = list(self.workers.values())
         self.workers.clear()
         for worker in workers:
             with contextlib.suppress(OSError):
                 worker.conn.send(None)
         for worker in workers:
-            worker.process.join(1.0 if self.fallback is None else 0.0)
+            worker.process.join(grace)
             if worker.process.is_alive():
                 worker.process.kill()
                 worker.process.join()
