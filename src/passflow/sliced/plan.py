@@ -4,13 +4,15 @@ pipelines it applies to."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from passflow.manager import OpToOpPassAdaptor
 from passflow.pass_manager import PassManager
+from passflow.sliced.batch import BatchResult, BatchRunner
 from passflow.sliced.scan import PieceText, SourceSlices
 
-__all__ = ["BATCHES_PER_JOB", "MAX_BATCH", "SlicePlan", "why_not_sliced"]
+__all__ = ["BATCHES_PER_JOB", "MAX_BATCH", "RemoteRun", "SlicePlan", "why_not_sliced"]
 
 BATCHES_PER_JOB = 8
 """Batches per job: enough for the jobs to finish together."""
@@ -78,3 +80,8 @@ class SlicePlan:
             }
         )
         return [(i, self.slices.piece_text(i)) for i in needed]
+
+
+RemoteRun = Callable[[SlicePlan, BatchRunner], list[BatchResult]]
+"""Runs a plan's batches in other processes (`passflow.sliced.shipped`), given
+the parent's runner (for the shell it parsed and the pass manager's pipeline)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import cast
 
@@ -18,15 +18,11 @@ from passflow.ir import Operation
 from passflow.pass_manager import PassManager
 from passflow.sliced.batch import BatchResult, BatchRunner
 from passflow.sliced.local import run_local
-from passflow.sliced.plan import SlicePlan, why_not_sliced
+from passflow.sliced.plan import RemoteRun, SlicePlan, why_not_sliced
 from passflow.sliced.profile import SlicedProfile
 from passflow.sliced.scan import PieceText, SourceSlices, scan_slices
 
 __all__ = ["Fallback", "SlicedOutcome", "SlicedProfile", "assemble", "run_sliced"]
-
-RemoteRun = Callable[[SlicePlan, BatchRunner], list[BatchResult]]
-"""Runs a plan's batches elsewhere (`passflow.sliced.dask`), given the parent's
-runner for the batches it runs itself."""
 
 
 @dataclass

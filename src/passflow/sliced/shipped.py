@@ -26,7 +26,7 @@ from passflow.manager import Nesting
 from passflow.pass_manager import PassManager
 from passflow.pipeline_text import parse_pass_pipeline
 from passflow.sliced.batch import BatchResult, BatchRunner
-from passflow.sliced.plan import SlicePlan
+from passflow.sliced.plan import RemoteRun, SlicePlan
 from passflow.sliced.scan import PieceText
 
 __all__ = [
@@ -123,7 +123,7 @@ def shipped_runner(
     *,
     allow_unregistered: bool,
     context_factory: ContextFactory | None = None,
-) -> Callable[[SlicePlan, BatchRunner], list[BatchResult]]:
+) -> RemoteRun:
     """Run a plan's batches as tasks of `executor` (`run_sliced(remote=)`)."""
 
     def remote(plan: SlicePlan, runner: BatchRunner) -> list[BatchResult]:
