@@ -36,7 +36,6 @@ fresh interpreter, more than most pipelines.)
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import gc
 import multiprocessing
@@ -63,7 +62,7 @@ from passflow.executors.child_run import (
     default_jobs,
     run_child,
 )
-from passflow.executors.lifetime import become_worker
+from passflow.executors.lifetime import become_worker, stop_workers
 from passflow.executors.transfer import (
     ChangeDetector,
     Decoder,
@@ -288,15 +287,7 @@ class _ForkedRun:
         """Ask every worker to exit; kill those still running after `grace` s."""
         workers = list(self.workers.values())
         self.workers.clear()
-        for worker in workers:
-            with contextlib.suppress(OSError):
-                worker.conn.send(None)
-        for worker in workers:
-            worker.process.join(grace)
-            if worker.process.is_alive():
-                worker.process.kill()
-                worker.process.join()
-            worker.conn.close()
+        stop_workers(((w.process, w.conn) for w in workers), grace)
 
     def _read(self, worker: _Worker) -> None:
         try:

@@ -8,14 +8,16 @@ pipes and a copy of the module forever. Every process passflow forks calls
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import signal
 import sys
 from collections.abc import Iterable
 from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 
-__all__ = ["become_worker", "die_with_parent"]
+__all__ = ["become_worker", "die_with_parent", "stop_workers"]
 
 _PR_SET_PDEATHSIG = 1  # prctl(2)
 
@@ -40,3 +42,20 @@ def become_worker(parent: int, inherited: Iterable[Connection]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     for end in inherited:
         end.close()
+
+
+def stop_workers(
+    workers: Iterable[tuple[BaseProcess, Connection]], grace: float
+) -> None:
+    """Ask each worker to exit (`None` on its pipe), kill those still running
+    after `grace` seconds, and close the pipes."""
+    workers = list(workers)
+    for _, conn in workers:
+        with contextlib.suppress(OSError):
+            conn.send(None)
+    for process, conn in workers:
+        process.join(grace)
+        if process.is_alive():
+            process.kill()
+            process.join()
+        conn.close()

@@ -9,7 +9,6 @@ that, and afterwards runs a batch whenever no worker result is waiting.
 
 from __future__ import annotations
 
-import contextlib
 import multiprocessing
 import os
 import time
@@ -21,7 +20,7 @@ from typing import cast
 
 from passflow.executors.child_run import INTERRUPT_POLL
 from passflow.executors.forking import DEFAULT_SERIAL_BUDGET
-from passflow.executors.lifetime import become_worker
+from passflow.executors.lifetime import become_worker, stop_workers
 from passflow.sliced.batch import BatchResult, BatchRunner
 from passflow.sliced.plan import SlicePlan
 from passflow.sliced.profile import SlicedProfile
@@ -183,15 +182,7 @@ class _LocalRun:
         """Ask every worker to exit; kill those still running after `grace` s."""
         workers = list(self.workers.values())
         self.workers.clear()
-        for worker in workers:
-            with contextlib.suppress(OSError):
-                worker.conn.send(None)
-        for worker in workers:
-            worker.process.join(grace)
-            if worker.process.is_alive():
-                worker.process.kill()
-                worker.process.join()
-            worker.conn.close()
+        stop_workers(((w.process, w.conn) for w in workers), grace)
 
 
 def _worker_main(

@@ -20,7 +20,7 @@ from passflow.sliced.batch import BatchResult, BatchRunner
 from passflow.sliced.local import run_local
 from passflow.sliced.plan import RemoteRun, SlicePlan, why_not_sliced
 from passflow.sliced.profile import SlicedProfile
-from passflow.sliced.scan import PieceText, SourceSlices, scan_slices
+from passflow.sliced.scan import scan_slices
 
 __all__ = ["Fallback", "SlicedOutcome", "SlicedProfile", "assemble", "run_sliced"]
 
@@ -96,7 +96,7 @@ def _run(
     scanned = time.perf_counter()
     head = nested_head(pm)
     try:
-        runner = BatchRunner(head, shell_of(slices), name, generic=generic)
+        runner = BatchRunner(head, slices.shell_text, name, generic=generic)
     except (IRParseError, ValueError) as err:
         return Fallback(f"the module's shell: {err}")
     runner.keep_ops = head is not pm
@@ -163,10 +163,6 @@ def _run_tail(
     finally:
         pm.insert(0, first)
         pm.diagnostics.handlers.remove(collect)
-
-
-def shell_of(slices: SourceSlices) -> PieceText:
-    return PieceText(slices.shell, slices.first_line)
 
 
 def assemble(prefix: str, results: Sequence[BatchResult]) -> SlicedOutcome | Fallback:

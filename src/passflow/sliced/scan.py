@@ -75,6 +75,11 @@ class SourceSlices:
     line_of: tuple[int, ...]
     """The line (in the file) each piece starts on."""
 
+    @property
+    def shell_text(self) -> PieceText:
+        """The shell, ready to parse (it starts where the file's text does)."""
+        return PieceText(self.shell, self.first_line)
+
     def piece_text(self, index: int) -> PieceText:
         piece = self.pieces[index]
         line_start = self.text.rfind("\n", 0, piece.start) + 1

@@ -130,7 +130,7 @@ def shipped_runner(
         spec = ShippedSpec(
             str(runner.pm),
             runner.name,
-            PieceText(plan.slices.shell, plan.slices.first_line),
+            plan.slices.shell_text,
             allow_unregistered,
             runner.generic,
             runner.pm.emit_pass_error_on_failure,
