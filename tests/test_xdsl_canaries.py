@@ -54,6 +54,7 @@ from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 
 from passflow import ir, xdsl_internals
 from passflow.diagnostics import IRParseError
+from passflow.lexer import MAX_DECIMAL_DIGITS
 
 FUNCTION = """\
 func.func @f(%a: i32) -> i32 {
@@ -107,13 +108,13 @@ def test_context_clone_keeps_its_state_in_the_instance_dict() -> None:
     assert copy.get_optional_op("test.unknown") is not None
 
 
-# --- passflow.ir: the lexer -----------------------------------------------------------
+# --- passflow.lexer -----------------------------------------------------------
 
 
 def test_mlir_lexer_unescaped_characters_regex() -> None:
     pattern = getattr_static(MLIRLexer, "_unescaped_characters_regex", None)
     assert isinstance(pattern, re.Pattern), (
-        "MLIRLexer._unescaped_characters_regex is gone: ir._Lexer overrides it "
+        "MLIRLexer._unescaped_characters_regex is gone: passflow.lexer.Lexer overrides it "
         "to lex strings in linear time"
     )
 
@@ -125,7 +126,7 @@ def test_mlir_lexer_unescaped_characters_regex() -> None:
 
 
 def test_mlir_lexer_lex_makes_every_token() -> None:
-    digits = "9" * (ir._MAX_DECIMAL_DIGITS + 1)
+    digits = "9" * (MAX_DECIMAL_DIGITS + 1)
     with pytest.raises(IRParseError, match="integer constant out of range"):
         ir.parse_module(f"%0 = arith.constant {digits} : i64", _context())
 

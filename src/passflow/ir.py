@@ -29,18 +29,18 @@ import functools
 import importlib
 import io
 import re
-import sys
 import threading
 import weakref
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, TypeGuard, cast
 
 from xdsl.context import Context
 from xdsl.dialects import get_all_dialects
 from xdsl.dialects.builtin import UNKNOWN_LOC as _DEFAULT_LOC
 from xdsl.dialects.builtin import (
+    AnyFloat,
     ArrayAttr,
     BytesAttr,
     CallSiteLoc,
@@ -49,8 +49,10 @@ from xdsl.dialects.builtin import (
     FileLineColLoc,
     FloatAttr,
     FusedLoc,
+    IndexType,
     IntAttr,
     IntegerAttr,
+    IntegerType,
     ModuleOp,
     NameLoc,
     StringAttr,
@@ -87,7 +89,7 @@ from xdsl.utils.exceptions import (
     VerifyException,
 )
 from xdsl.utils.lexer import Input, Span, Token
-from xdsl.utils.mlir_lexer import MLIRLexer, MLIRToken, MLIRTokenKind
+from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from passflow.diagnostics import (
     UNKNOWN_LOCATION,
@@ -97,6 +99,7 @@ from passflow.diagnostics import (
     PassflowError,
     Severity,
 )
+from passflow.lexer import Lexer
 
 __all__ = [
     "PASSFLOW_DIALECTS",
@@ -458,33 +461,9 @@ _module_data = weakref.WeakKeyDictionary[Operation, _ModuleData]()
 _RESOURCE_KEYS = {"mlir_reproducer": ("pipeline", "disable_threading", "verify_each")}
 
 
-class _Lexer(MLIRLexer):
-    """xDSL's lexer, with a string literal pattern that fails in linear time.
-
-    xDSL's `"(?:[^"...]+|<escape>)*"` nests two repetitions, so an unterminated
-    string (a `"` and then a long line) backtracks exponentially: the parser
-    hangs instead of reporting the error.
-    """
-
-    _unescaped_characters_regex = re.compile(
-        r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"'
-    )
-
-    def lex(self) -> MLIRToken:
-        """The next token; a decimal integer too long for Python to convert
-        (`sys.get_int_max_str_digits`) is refused here, with MLIR's message."""
-        token = super().lex()
-        if (
-            token.kind is MLIRTokenKind.INTEGER_LIT
-            and len(token.text) > _MAX_DECIMAL_DIGITS
-            and token.text[:2] not in ("0x", "0X")
-        ):
-            raise ParseError(token.span, "integer constant out of range for attribute")
-        return token
-
-
-_MAX_DECIMAL_DIGITS = sys.get_int_max_str_digits() or sys.maxsize
-"""Python refuses longer decimal strings (a guard against quadratic conversion)."""
+def _is_keyword_type(attr: Attribute | None) -> TypeGuard[TypeAttribute]:
+    """Whether `attr` is a builtin type written as one keyword (`i32`, `f64`)."""
+    return isinstance(attr, IntegerType | IndexType | AnyFloat)
 
 
 @dataclass(eq=False)
@@ -502,7 +481,7 @@ class _LocatingParser(Parser):
 
     def __init__(self, ctx: Context, text: str, name: str) -> None:
         super().__init__(ctx, "", name)
-        self._parser_state = ParserState(_Lexer(Input(text, name)))
+        self._parser_state = ParserState(Lexer(Input(text, name)))
         self.resources: dict[str, dict[str, ResourceValue]] = {}
         self.metadata: list[str] = []
         # Where each op without `loc(...)` starts; MLIR locates it there.
@@ -511,6 +490,7 @@ class _LocatingParser(Parser):
         self._first_use: dict[str, Span] = {}
         # Each op being parsed, innermost last: where it starts, its name.
         self._ops_in_progress: list[_OpInProgress] = []
+        self._scalar_types: dict[str, TypeAttribute] = {}
 
     def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
         """xDSL's, except that input with no op (empty, comments, aliases) is an
@@ -618,7 +598,7 @@ class _LocatingParser(Parser):
         again past its results; only asked for when the op is unknown."""
         if in_progress is None:
             return None
-        lexer = _Lexer(self.lexer.input)
+        lexer = Lexer(self.lexer.input)
         lexer.pos = in_progress.start.start
         token = lexer.lex()
         if token.kind == MLIRTokenKind.PERCENT_IDENT:
@@ -662,14 +642,26 @@ class _LocatingParser(Parser):
 
     def parse_optional_type(self) -> TypeAttribute | None:
         """xDSL's; a type whose parameters its verifier rejects (`vector<0xi32>`)
-        is a parse error at the type, as in MLIR, not an exception."""
-        start = self._current_token.span.start
+        is a parse error at the type, as in MLIR, not an exception.
+
+        An integer, index or float type is one keyword (`i32`, `index`, `f64`):
+        once parsed, the same keyword gives the same (immutable) type again
+        without xDSL's regular expressions and verifier.
+        """
+        keyword = self.parse_optional_keyword_in(self._scalar_types)
+        if keyword is not None:
+            return self._scalar_types[keyword]
+        token = self._current_token
+        start = token.span.start
         try:
-            return super().parse_optional_type()
+            parsed = super().parse_optional_type()
         except ParseError:
             raise
         except Exception as err:
             self.raise_error(_failure_message(err), start, max(self.pos, start + 1))
+        if token.kind is MLIRTokenKind.BARE_IDENT and _is_keyword_type(parsed):
+            self._scalar_types[token.text] = parsed
+        return parsed
 
     def parse_optional_attribute(self) -> Attribute | None:
         """xDSL's; an attribute its verifier rejects is a parse error at it."""
