@@ -10,6 +10,7 @@ sliced run really was one (not a fallback) where it should be.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import multiprocessing
 import pathlib
@@ -28,6 +29,7 @@ from passflow.diagnostics import PassflowError
 from passflow.executors import DaskExecutor, ProcessExecutor, make_executor
 from passflow.pipeline_text import parse_pass_pipeline
 from passflow.sliced import Fallback, SlicedOutcome, run_sliced, scan_slices
+from passflow.sliced.plan import SlicePlan
 from passflow.sliced.shipped import ExecutorLostError, shipped_runner
 from passflow.tools import opt, pass_manager_options
 
@@ -396,6 +398,41 @@ def test_the_scan_finds_top_level_ops_through_strings_comments_and_brackets() ->
     assert slices.pieces[1].references == frozenset({"a"})
     assert slices.line_of == (3, 7, 10)
     assert slices.piece_text(0).text.startswith("func.func @a")
+
+
+def test_a_batch_parses_neighbouring_pieces_as_one_text() -> None:
+    text = textwrap.dedent("""\
+        func.func @a() {
+          func.return
+        }
+        // between a and b
+          func.func @b() {
+            func.return
+          }
+        #t = !test.type<"x">
+        func.func @c() {
+          func.call @e() : () -> ()
+          func.return
+        }
+        func.func @d() {
+          func.return
+        }
+        func.func @e() {
+          func.return
+        }
+        """)
+    slices = scan_slices(text)
+    assert slices is not None
+    plan = dataclasses.replace(SlicePlan.of(slices, jobs=1), batches=(range(5),))
+    own = plan.own(0)
+    # An alias definition separates b from c; e, which c calls, stands alone.
+    assert [index for index, _ in own] == [0, 2, 4]
+    first, second, third = (piece for _, piece in own)
+    assert first.first_line == 1 and first.text.endswith("    func.return\n  }\n")
+    assert "// between a and b" in first.text and "#t" not in first.text
+    assert second.first_line == 9 and second.text.startswith("func.func @c")
+    assert second.text.endswith("}\n") and "func.func @d" in second.text
+    assert third.text.startswith("func.func @e") and third.first_line == 16
 
 
 def test_the_scan_opens_an_explicit_module() -> None:

@@ -133,9 +133,9 @@ class BatchRunner:
         references: Sequence[tuple[int, PieceText]],
         watched: frozenset[int],
     ) -> BatchResult:
-        """Parse, verify, run and print the pieces `own` (piece index and
-        text), with `references` beside them; report the header of each own
-        piece in `watched`."""
+        """Parse, verify, run and print the pieces `own` (texts of one or
+        more pieces, each with its first piece's index), with `references`
+        beside them; report the header of each own piece in `watched`."""
         start = time.perf_counter()
         result = BatchResult(batch)
         block = self.module.body.block

@@ -65,7 +65,25 @@ class SlicePlan:
         return SlicePlan(slices, batches, defined_by, watched)
 
     def own(self, batch: int) -> list[tuple[int, PieceText]]:
-        return [(i, self.slices.piece_text(i)) for i in self.batches[batch]]
+        """The batch's pieces as texts to parse, each with its first piece's
+        index: a run of pieces with only whitespace and comments between them
+        is one text, read by one parser (a parser per piece made parsing a
+        third slower), unless another piece references one of them (its
+        header is checked on its own)."""
+        runs: list[list[int]] = []
+        for index in self.batches[batch]:
+            if runs and self._joins(runs[-1][-1], index):
+                runs[-1].append(index)
+            else:
+                runs.append([index])
+        return [(run[0], self.slices.run_text(run[0], run[-1])) for run in runs]
+
+    def _joins(self, previous: int, index: int) -> bool:
+        return (
+            previous not in self.watched
+            and index not in self.watched
+            and self.slices.blank_between(previous, index)
+        )
 
     def references(self, batch: int) -> list[tuple[int, PieceText]]:
         """The pieces outside `batch` that its pieces reference by symbol."""

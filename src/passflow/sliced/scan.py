@@ -34,6 +34,7 @@ _LINE_START = re.compile(
 _OPEN = "{(["
 _CLOSE = "})]"
 _MODULE_START = re.compile(r"[ \t]*(?:builtin\.)?module\b")
+_BLANK = re.compile(r"(?:[ \t\n\r\f\v]|//[^\n]*+)*+")
 _ANY_MODULE_START = re.compile(r"[ \t]*(?:(?:builtin\.)?module\b|\"builtin\.module\")")
 
 
@@ -81,11 +82,25 @@ class SourceSlices:
         return PieceText(self.shell, self.first_line)
 
     def piece_text(self, index: int) -> PieceText:
-        piece = self.pieces[index]
-        line_start = self.text.rfind("\n", 0, piece.start) + 1
-        padding = " " * (piece.start - line_start)
+        return self.run_text(index, index)
+
+    def run_text(self, first: int, last: int) -> PieceText:
+        """Pieces `first` to `last` and what lies between them, ready to parse."""
+        start = self.pieces[first].start
+        line_start = self.text.rfind("\n", 0, start) + 1
+        padding = " " * (start - line_start)
         return PieceText(
-            padding + self.text[piece.start : piece.end], self.line_of[index]
+            padding + self.text[start : self.pieces[last].end], self.line_of[first]
+        )
+
+    def blank_between(self, first: int, second: int) -> bool:
+        """Whether only whitespace and comments separate two pieces (no alias
+        definition, no metadata)."""
+        return (
+            _BLANK.fullmatch(
+                self.text, self.pieces[first].end, self.pieces[second].start
+            )
+            is not None
         )
 
     def defined_by(self) -> dict[str, int]:
