@@ -89,7 +89,11 @@ from xdsl.utils.exceptions import (
     VerifyException,
 )
 from xdsl.utils.lexer import Input, Span, Token
-from xdsl.utils.mlir_lexer import MLIRTokenKind
+from xdsl.utils.mlir_lexer import (
+    KIND_BY_PUNCTUATION_SPELLING,
+    MLIRTokenKind,
+    PunctuationSpelling,
+)
 
 from passflow.diagnostics import (
     UNKNOWN_LOCATION,
@@ -491,6 +495,7 @@ class _LocatingParser(Parser):
         # Each op being parsed, innermost last: where it starts, its name.
         self._ops_in_progress: list[_OpInProgress] = []
         self._scalar_types: dict[str, TypeAttribute] = {}
+        self._registered_ops: dict[str, type[Operation]] = {}
 
     def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
         """xDSL's, except that input with no op (empty, comments, aliases) is an
@@ -559,10 +564,15 @@ class _LocatingParser(Parser):
         in_progress = self._ops_in_progress[-1] if self._ops_in_progress else None
         if in_progress is not None:
             in_progress.name = name
+        found = self._registered_ops.get(name)
+        if found is not None:
+            return found
         found = self.ctx.get_optional_op(
             name, dialect_stack=self._parser_state.dialect_stack
         )
         if found is not None and not issubclass(found, UnregisteredOp):
+            if found.name == name:  # not found through the default dialect
+                self._registered_ops[name] = found
             return found
         name_token = self._op_name_token(in_progress)
         dialect = name.split(".", 1)[0]
@@ -606,6 +616,27 @@ class _LocatingParser(Parser):
                 token = lexer.lex()
             token = lexer.lex()
         return token
+
+    def parse_optional_punctuation(
+        self, punctuation: PunctuationSpelling
+    ) -> PunctuationSpelling | None:
+        """xDSL's, without checking `punctuation`'s spelling at every call
+        (these two run for every comma, colon and bracket)."""
+        if self._current_token.kind is KIND_BY_PUNCTUATION_SPELLING[punctuation]:
+            self._consume_token()
+            return punctuation
+        return None
+
+    def parse_punctuation(
+        self, punctuation: PunctuationSpelling, context_msg: str = ""
+    ) -> PunctuationSpelling:
+        """xDSL's, with its message, built only when it is an error."""
+        if self._current_token.kind is KIND_BY_PUNCTUATION_SPELLING[punctuation]:
+            self._consume_token()
+            return punctuation
+        self.raise_error(
+            f"Expected '{punctuation}'" + context_msg, self._current_token.span
+        )
 
     def parse_operation(self) -> Operation:
         """xDSL's, remembering where the op starts; an exception other than a
