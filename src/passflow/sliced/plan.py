@@ -68,7 +68,7 @@ class SlicePlan:
         """The batch's pieces as texts to parse, each with its first piece's
         index: a run of pieces with only whitespace and comments between them
         is one text, read by one parser (a parser per piece made parsing a
-        third slower), unless another piece references one of them (its
+        tenth slower), unless another piece references one of them (its
         header is checked on its own)."""
         runs: list[list[int]] = []
         for index in self.batches[batch]:
