@@ -19,7 +19,12 @@ import sys
 
 from xdsl.utils.exceptions import ParseError
 from xdsl.utils.lexer import Span, Token
-from xdsl.utils.mlir_lexer import MLIRLexer, MLIRToken, MLIRTokenKind
+from xdsl.utils.mlir_lexer import (
+    KIND_BY_PUNCTUATION_SPELLING,
+    MLIRLexer,
+    MLIRToken,
+    MLIRTokenKind,
+)
 
 _SUFFIX_ID = r"(?:[0-9]+|[a-zA-Z$._-][a-zA-Z0-9$._-]*)"
 _BARE_ID = r"[a-zA-Z_][a-zA-Z0-9_$.]*"
@@ -34,10 +39,8 @@ _COMMON_TOKEN = re.compile(
       | (?P<EXCLAMATION_IDENT>!{_SUFFIX_ID})
       | (?P<HASH_IDENT>\#(?!-\}}){_SUFFIX_ID})
       | (?P<AT_IDENT>@{_BARE_ID})
-      | (?P<ARROW>->)
-      | (?P<L_BRACE>\{{(?!-\#))
       | (?P<INTEGER_LIT>[1-9][0-9]*+(?!\.)|0(?![0-9.x]))
-      | (?P<PUNCTUATION>[:,()}}\[\]<>=+/*?|-])
+      | (?P<PUNCTUATION>->|\{{(?!-\#)|[:,()}}\[\]<>=+/*?|-])
     )
     """,
     re.VERBOSE,
@@ -50,25 +53,6 @@ _KIND_OF_GROUP = {
     name: MLIRTokenKind[name]
     for name in _COMMON_TOKEN.groupindex
     if name != "PUNCTUATION"
-}
-
-_PUNCTUATION = {
-    ":": MLIRTokenKind.COLON,
-    ",": MLIRTokenKind.COMMA,
-    "(": MLIRTokenKind.L_PAREN,
-    ")": MLIRTokenKind.R_PAREN,
-    "}": MLIRTokenKind.R_BRACE,
-    "[": MLIRTokenKind.L_SQUARE,
-    "]": MLIRTokenKind.R_SQUARE,
-    "<": MLIRTokenKind.LESS,
-    ">": MLIRTokenKind.GREATER,
-    "=": MLIRTokenKind.EQUAL,
-    "+": MLIRTokenKind.PLUS,
-    "/": MLIRTokenKind.SLASH,
-    "*": MLIRTokenKind.STAR,
-    "?": MLIRTokenKind.QUESTION,
-    "|": MLIRTokenKind.VERTICAL_BAR,
-    "-": MLIRTokenKind.MINUS,
 }
 
 MAX_DECIMAL_DIGITS = sys.get_int_max_str_digits() or sys.maxsize
@@ -101,7 +85,7 @@ class Lexer(MLIRLexer):
             self.pos = end
             kind = _KIND_OF_GROUP.get(group)
             if kind is None:
-                kind = _PUNCTUATION[self.input.content[start]]
+                kind = KIND_BY_PUNCTUATION_SPELLING[self.input.content[start:end]]
             token = Token(kind, Span(start, end, self.input))
         if (
             token.kind is MLIRTokenKind.INTEGER_LIT
