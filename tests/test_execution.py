@@ -179,6 +179,50 @@ func.func @top() {
 }
 """
 
+# Calls between children: a worker verifies a call with its callee beside it
+# (a sibling, the caller itself; a nested module that an attribute names goes along), and one whose
+# callee exists nowhere fails there as it does here.
+CALLS = (
+    """\
+func.func @callee(%a: i32) -> i32 {
+  %0 = arith.addi %a, %a : i32
+  func.return %0 : i32
+}
+builtin.module @lib {
+  func.func @inner(%a: i32) -> i32 {
+    func.return %a : i32
+  }
+}
+func.func @caller(%a: i32) -> i32 {
+  %c = arith.constant 0 : i32
+  %0 = arith.addi %a, %c : i32
+  %1 = func.call @callee(%0) : (i32) -> i32
+  "test.uses"() {of = [@lib::@inner]} : () -> ()
+  %3 = func.call @caller(%1) : (i32) -> i32
+  func.return %3 : i32
+}
+"""
+    + _arith_functions(4)
+    + """\
+func.func @late(%a: i32) -> i32 {
+  %0 = func.call @f3(%a, %a) : (i32, i32) -> i32
+  %1 = func.call @callee(%0) : (i32) -> i32
+  func.return %1 : i32
+}
+"""
+)
+CALL_TO_NOWHERE = (
+    _arith_functions(3)
+    + """\
+func.func @missing(%a: i32) -> i32 {
+  %c = arith.constant 0 : i32
+  %0 = arith.addi %a, %c : i32
+  %1 = func.call @nowhere(%0) : (i32) -> i32
+  func.return %1 : i32
+}
+"""
+)
+
 
 def _text(pipeline: str) -> Callable[[], PassManager]:
     def build() -> PassManager:
@@ -245,6 +289,12 @@ CORPUS: list[tuple[str, str, Callable[[], PassManager]]] = [
             "builtin.module(builtin.module(test-stats-pass,func.func(cse)),"
             "func.func(test-pass-failure))"
         ),
+    ),
+    ("calls", CALLS, _text("builtin.module(func.func(canonicalize,cse))")),
+    (
+        "call-to-nowhere",
+        CALL_TO_NOWHERE,
+        _text("builtin.module(func.func(canonicalize,cse))"),
     ),
 ]
 
@@ -325,7 +375,11 @@ def test_the_corpus_covers_failures_crashes_and_remarks() -> None:
         "failure-diagnostics",
         "invalid-ir",
         "collection-and-failure",
+        "call-to-nowhere",
     }
+    assert any(
+        "'@nowhere' could not be found" in d for d in outcomes["call-to-nowhere"][1]
+    )
     assert any("crashed" in d for d in outcomes["crash"][1])
     assert sum("remark:" in d for d in outcomes["remarks-and-stats"][1]) == 6
 

@@ -9,7 +9,11 @@ properties and attributes, none of its other children) so a pass that reads its
 parent's attributes sees them. The pipeline travels pickled once per task: its
 pass classes must be importable on the workers (xDSL's passes, adapted by name,
 are); every worker thread unpickles it once and keeps that copy — its clone —
-while the pipeline is unchanged. Diagnostics and the text children write to
+while the pipeline is unchanged. The siblings a chunk's children reference by
+symbol (`func.call @callee`) travel with it, encoded as they are when the chunk
+is sent, and sit beside the children in the worker's shell so that symbol
+lookups (the call's verifier) find them there as in the parent; the pipeline
+does not run on them and they do not come back. Diagnostics and the text children write to
 stdout/stderr come back per child and are replayed in child order; statistics
 come back as each child's effects and are applied to the original passes in
 child order, so that both read as after a serial run.
@@ -21,6 +25,7 @@ fails with an error at its location, every other child completes.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import io
 import pickle
@@ -33,7 +38,9 @@ from concurrent.futures import wait as wait_futures
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from xdsl.ir import Block, Region
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, SymbolRefAttr
+from xdsl.ir import Attribute, Block, ParametrizedAttribute, Region
+from xdsl.traits import SymbolTable
 
 from passflow import ir
 from passflow.analysis import AnalysisManager
@@ -154,14 +161,42 @@ class _ShippedChild:
 @dataclass(frozen=True, slots=True)
 class _Task:
     """What one task carries besides the pipeline: the children, inside a shell
-    of their parent (name, header, region count), and how to run them."""
+    of their parent (name, header, region count), and how to run them.
+
+    `references` are the siblings the children reference by symbol, each with
+    the index in `children` of the first child of region 0 that follows it in
+    the parent (`len(children)` if none), so that they sit in the shell's first
+    region in the parent's order; nothing runs on them."""
 
     parent_name: str
     parent_header: tuple[object, ...]
     region_count: int
     children: list[_ShippedChild]
+    references: list[tuple[int, EncodedOp]]
     verify: bool
     remark_categories: RemarkCategories | None
+
+
+_Symbols = tuple[dict[str, list[int]], dict[int, int], list[Operation]]
+"""A parent's symbol table: names to positions, op ids to positions, the ops."""
+
+
+def _symbol_roots(attrs: list[Attribute]) -> set[str]:
+    """The root names of the symbol references in `attrs`, nested ones included
+    (in arrays, dictionaries and parameters), as symbol lookups resolve them."""
+    names: set[str] = set()
+    pending: list[Attribute] = list(attrs)
+    while pending:
+        attr = pending.pop()
+        if isinstance(attr, SymbolRefAttr):
+            names.add(attr.root_reference.data)
+        elif isinstance(attr, ArrayAttr):
+            pending.extend(cast(ArrayAttr[Attribute], attr).data)
+        elif isinstance(attr, DictionaryAttr):
+            pending.extend(attr.data.values())
+        elif isinstance(attr, ParametrizedAttribute):
+            pending.extend(attr.parameters)
+    return names
 
 
 class _ShippedRun:
@@ -178,6 +213,7 @@ class _ShippedRun:
         self.pipeline = executor.pipeline_bytes(work)
         op = work.op
         self.region_of = {region: i for i, region in enumerate(op.regions)}
+        self._symbols: _Symbols | None = None
 
     def run(self) -> bool:
         start = time.perf_counter()
@@ -220,6 +256,9 @@ class _ShippedRun:
                 unsendable.append(position)
                 continue
             children.append(_ShippedChild(position, index, region_index, encoded))
+        references = self._references(encoder, children) if children else []
+        if references is None:  # the worker could not resolve their symbols
+            return [*unsendable, *(child.position for child in children)]
         if children:
             remarks = work.state.remarks  # workers build the remarks it enables
             task = _Task(
@@ -227,6 +266,7 @@ class _ShippedRun:
                 encoder.header(work.op),
                 len(work.op.regions),
                 children,
+                references,
                 work.state.verify,
                 None if remarks is None else remarks.categories,
             )
@@ -241,6 +281,62 @@ class _ShippedRun:
                 [child.position for child in children], encoder.shared
             )
         return unsendable
+
+    def _references(
+        self, encoder: Encoder, children: list[_ShippedChild]
+    ) -> list[tuple[int, EncodedOp]] | None:
+        """The siblings `children` reference by symbol, encoded for `_Task`;
+        None when the worker could not resolve the references as the parent
+        does (the parent op is no symbol table, so lookups go past it, or a
+        referenced sibling cannot be moved): the children then run here."""
+        names = _symbol_roots(encoder.introduced())
+        if not names:
+            return []
+        op = self.work.op
+        if not op.has_trait(SymbolTable) or len(op.regions[0].blocks) != 1:
+            return None
+        table, order, siblings = self._symbol_table()
+        if not table:
+            return []
+        items = self.work.items
+        mine = {
+            order[id(items[child.position][1])]: at
+            for at, child in enumerate(children)
+            if child.region == 0
+        }
+        wanted = sorted(
+            {
+                ordinal
+                for name in names
+                for ordinal in table.get(name, ())
+                if ordinal not in mine
+            }
+        )
+        ordinals = sorted(mine)
+        references: list[tuple[int, EncodedOp]] = []
+        for ordinal in wanted:
+            after = bisect.bisect(ordinals, ordinal)
+            ahead = mine[ordinals[after]] if after < len(ordinals) else len(children)
+            try:
+                references.append((ahead, encoder.op(siblings[ordinal])))
+            except TransferError:
+                return None
+        return references
+
+    def _symbol_table(self) -> _Symbols:
+        """The parent's symbols (name -> positions in its first block), the
+        position of each op there and the ops, made on first use."""
+        if self._symbols is None:
+            table: dict[str, list[int]] = {}
+            order: dict[int, int] = {}
+            ops = list(self.work.op.regions[0].blocks[0].ops)
+            for ordinal, sibling in enumerate(ops):
+                order[id(sibling)] = ordinal
+                name = ir.symbol_name(sibling)
+                if name is not None:
+                    table.setdefault(name, []).append(ordinal)
+            self._symbols = (table, order, ops)
+        return self._symbols
 
     def _collect(self, future: Future[bytes], chunk: _Chunk) -> None:
         work = self.work
@@ -362,6 +458,14 @@ def _run_chunk(
         assert block is not None
         block.add_op(child)
         placed.append((shipped, child))
+    for ahead, encoded in task.references:  # in the parent's order
+        reference = decoder.op(encoded)
+        first = shell.regions[0].first_block
+        assert first is not None
+        if ahead < len(placed):
+            first.insert_op_before(reference, placed[ahead][1])
+        else:
+            first.add_op(reference)
     state = RunState(context, DiagnosticEngine(), None, task.verify)
     if task.remark_categories is not None:  # remarks come back with the diagnostics
         state.remarks = RemarkEngine(task.remark_categories)

@@ -126,6 +126,11 @@ class Encoder:
                     del self._attr_index[key]
             raise
 
+    def introduced(self) -> list[Attribute]:
+        """The attributes the next `dumps` introduces to the stream: each one
+        encoded since the last `dumps` and never before, once."""
+        return list(self._new_attrs)
+
     def header(self, op: Operation) -> tuple[object, ...]:
         """An op's own properties, attributes and location (not its regions)."""
         attr = self._attr
