@@ -218,3 +218,27 @@ def test_an_entry_point_that_is_not_a_function_is_named(
         match=r"'ext-bad = ext_bad_module:NOT_A_FUNCTION' .* is a int, not a function",
     ):
         discover_extensions()
+
+
+def test_a_copy_builds_the_same_pipeline_and_is_edited_alone() -> None:
+    builder = framework()
+    builder.auto_cleanup()
+    with builder.extension("one"):
+        builder.add_at("after-bufferization", "cse")
+    copy = builder.copy()
+    assert _text(copy) == _text(builder)
+    assert copy.extension_points == builder.extension_points
+    with copy.extension("two"):
+        copy.add_at("function-opt", "canonicalize")
+        copy.insert_after(ModulePass(), "ext-vectorize")
+    assert _text(builder) == (
+        "builtin.module(func.func(ext-vectorize,ext-unroll),ext-bufferize,cse,"
+        "ext-lower)"
+    )
+    assert _text(copy) == (
+        "builtin.module(func.func(ext-vectorize),ext-module-pass,"
+        "func.func(canonicalize,ext-unroll),ext-bufferize,cse,ext-lower)"
+    )
+    assert "placed by extension 'one' via add_at" in copy.explain()
+    with pytest.raises(BuilderError, match=r"copy\(\) was called on the nested"):
+        builder.nest("func.func").copy()

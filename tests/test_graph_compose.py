@@ -9,10 +9,18 @@ import textwrap
 from collections.abc import Iterator
 from importlib.metadata import EntryPoint
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
-from passflow import OpPassManager, PassflowError, PassManager, ir, registry
+from passflow import (
+    OperationPass,
+    OpPassManager,
+    PassflowError,
+    PassManager,
+    ir,
+    registry,
+)
 from passflow.builder import PipelineBuilder
 from passflow.graph import (
     PipelineGraph,
@@ -27,6 +35,7 @@ from passflow.graph import (
     registered_schedule,
 )
 from passflow.pipeline_text import parse_pass_pipeline
+from passflow.tools import opt
 
 MODULE = """\
 func.func @f() {
@@ -339,3 +348,93 @@ def test_a_plugin_package_extends_a_graph_another_plugin_registered(
         assert runner.trace.executed == runner.schedule.order
     finally:
         registry.unregister("test-plugin-compiler")
+
+
+# --- schedules from immutable declarations -----------------------------------------
+
+
+class CountRuns(OperationPass):
+    """Counts its runs, across clones."""
+
+    argument = "test-compose-count-runs"
+    runs: ClassVar[list[str]] = []
+
+    def run_on_operation(self) -> None:
+        CountRuns.runs.append(ir.operation_name(self.get_operation()).name)
+        self.mark_all_analyses_preserved()
+
+
+@pytest.fixture
+def builder_stage() -> Iterator[str]:
+    """A registered graph whose `optimization` stage is a framework's builder, and
+    the docs' recipe inserting a pass inside that stage from an extension."""
+    name = f"test-compose-builder-{next(_graph_names)}"
+    framework = PipelineBuilder(framework="numba")
+    framework.nest("func.func").add("cse")
+    graph = PipelineGraph(name)
+    graph.register_pipeline("frontend", populate="symbol-dce")
+    graph.register_pipeline("optimization", ["frontend"], populate=framework)
+    register_graph(graph)
+
+    def add_counter(graph: PipelineGraph) -> None:
+        builder = graph.source("optimization")
+        assert isinstance(builder, PipelineBuilder)
+        with builder.extension("my-plugin"):
+            builder.insert_after(CountRuns(), "cse")
+
+    extend_graph(name, add_counter)
+    CountRuns.runs.clear()
+    yield name
+    registry.unregister(name)
+
+
+def test_the_builder_recipe_applies_once_per_build(builder_stage: str) -> None:
+    for _ in range(3):
+        schedule = registered_schedule(builder_stage)
+        assert stage(schedule.pipelines[1]) == (
+            "builtin.module(func.func(cse,test-compose-count-runs))"
+        )
+    # The framework's builder, registered with the graph, was never edited.
+    framework = lookup_graph(builder_stage).source("optimization")
+    assert isinstance(framework, PipelineBuilder)
+    assert str(framework.build()) == "builtin.module(func.func(cse))"
+
+
+def test_a_graph_named_twice_runs_each_pass_once_per_use(builder_stage: str) -> None:
+    pm = parse_pass_pipeline(f"builtin.module({builder_stage},{builder_stage})")
+    module = ir.parse_module(MODULE)
+    run = PassManager()
+    run.assign(pm)
+    run.run(module)
+    assert CountRuns.runs == ["func.func", "func.func"]
+
+
+def test_one_passflow_opt_run_counts_the_extension_once(
+    builder_stage: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "input.mlir"
+    source.write_text(MODULE)
+    status = opt.main(
+        [
+            str(source),
+            f"--pass-pipeline=builtin.module({builder_stage})",
+            "--mlir-pass-statistics",
+        ]
+    )
+    captured = capsys.readouterr()
+    assert status == 0, captured.err
+    assert CountRuns.runs == ["func.func"]
+    assert captured.err.count("CountRuns") == 1
+
+
+def test_a_copied_graph_owns_its_builder_stages() -> None:
+    framework = PipelineBuilder(framework="numba")
+    framework.add("cse")
+    graph = PipelineGraph("g")
+    graph.register_pipeline("a", populate=framework)
+    copy = graph.copy()
+    copied = copy.source("a")
+    assert isinstance(copied, PipelineBuilder) and copied is not framework
+    copied.add("symbol-dce")
+    assert stages(graph) == {"a": "builtin.module(cse)"}
+    assert stages(copy) == {"a": "builtin.module(cse,symbol-dce)"}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import cast
 
 from passflow.builder.bundles import Bundle, passes_from_text
 from passflow.builder.catalog import kinds_generation, kinds_of
@@ -27,6 +28,7 @@ __all__ = [
     "Origin",
     "PassEntry",
     "PointEntry",
+    "copy_level",
     "entries_from",
     "entry_matches",
     "pass_entries",
@@ -185,3 +187,28 @@ def entry_matches(anchor: Anchor, entry: PassEntry) -> bool:
     home = entry.home
     bundle = home.name if isinstance(home, BundleEntry) else None
     return matches(anchor, entry.pass_, entry.kinds, bundle)
+
+
+def copy_level(level: Level, copies: dict[int, Entry]) -> Level:
+    """A copy of `level` whose passes are clones, for a builder's `copy()`.
+
+    `copies` receives each copied entry under the id of its original, so that
+    what refers to entries (extension points, warnings already issued) can be
+    carried over to the copy.
+    """
+    return Level(level.anchor, [_copy_entry(entry, copies) for entry in level.entries])
+
+
+def _copy_entry(entry: Entry, copies: dict[int, Entry]) -> Entry:
+    made: Entry
+    if isinstance(entry, PassEntry):
+        made = PassEntry(entry.pass_.clone(), entry.origin, entry.tags)
+    elif isinstance(entry, BundleEntry):
+        members = [_copy_entry(m, copies) for m in entry.members]
+        made = BundleEntry(entry.name, cast(list[PassEntry], members), entry.origin)
+    elif isinstance(entry, NestedEntry):
+        made = NestedEntry(copy_level(entry.level, copies), entry.origin)
+    else:
+        made = PointEntry(entry.name, entry.origin)
+    copies[id(entry)] = made
+    return made

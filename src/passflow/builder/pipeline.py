@@ -37,6 +37,7 @@ from passflow.builder.entries import (
     Origin,
     PassEntry,
     PointEntry,
+    copy_level,
     entries_from,
     pass_entries,
 )
@@ -119,6 +120,31 @@ class _Shared:
 
     def __post_init__(self) -> None:
         self.tree = Tree(self.root)
+
+    def copy(self) -> _Shared:
+        """An independent copy of the pipeline and its state, passes cloned."""
+        copies: dict[int, Entry] = {}
+        root = copy_level(self.root, copies)
+        new = _Shared(
+            root,
+            self.framework,
+            self.weak_severity,
+            list(self.rules),
+            history=list(self.history),
+            splits=list(self.splits),
+            warned={
+                tuple(copies.get(id(part), part) for part in key) for key in self.warned
+            },
+            report=self.report,
+            auto_cleanup=self.auto_cleanup,
+            has_broken=self.has_broken,
+            points={
+                name: cast(PointEntry, copies[id(entry)])
+                for name, entry in self.points.items()
+            },
+        )
+        new.tree.dirty = self.tree.dirty
+        return new
 
     def placed_by(self) -> str:
         if self.extensions:
@@ -359,6 +385,25 @@ class PipelineBuilder:
 
     def _append(self, entries: list[Entry]) -> None:
         self._shared.tree.insert(self._level, len(self._level.entries), entries)
+
+    def copy(self) -> PipelineBuilder:
+        """An independent builder holding clones of this one's passes.
+
+        Rules, extension points, the cleanup policy, provenance and the warnings
+        already issued come along, so the copy builds the same pipeline and
+        `explain()` tells the same story; editing either never changes the
+        other. A pipeline graph copies the builders of its stages this way, so
+        that an extension inserting into a stage edits the copy of one schedule
+        build, never the framework's builder.
+        """
+        self._require_root("copy()")
+        if self._shared.marks:
+            raise BuilderError(
+                "copy() was called inside an extension() block, whose changes are "
+                "not settled yet; fix: copy the builder before or after the block"
+            )
+        shared = self._shared.copy()
+        return PipelineBuilder._view(shared.root, shared, ())
 
     @classmethod
     def _view(

@@ -25,7 +25,7 @@ from passflow.graph.declaration import (
 )
 from passflow.graph.errors import ChoiceError, PipelineGraphError, PipelineNameError
 from passflow.graph.schedule import DEFAULT_MAX_JUMPS_PER_EDGE, PipelineSchedule
-from passflow.graph.stage_source import StageSource, as_populate
+from passflow.graph.stage_source import StageSource, as_populate, copy_source
 from passflow.manager import OpPassManager
 
 __all__ = ["PipelineGraph"]
@@ -220,11 +220,25 @@ class PipelineGraph:
         return self._registered(name, "look up").source
 
     def copy(self) -> PipelineGraph:
-        """A graph with the same registrations, to extend without changing this one."""
+        """A graph with the same registrations, to extend without changing this one.
+
+        A stage given as a builder (anything with `build()` and `copy()`, such as
+        a `PipelineBuilder`) gets a copy of it, so an extension inserting a pass
+        inside the stage (`copy.source(name)`) edits the copy only.
+        """
         new = PipelineGraph(self.name, anchor=self.anchor)
-        new._declarations = dict(self._declarations)
+        new._declarations = {
+            name: self._own(decl) for name, decl in self._declarations.items()
+        }
         new._removed = dict(self._removed)
         return new
+
+    def _own(self, decl: Declaration) -> Declaration:
+        copied = copy_source(decl.source)
+        if copied is None:
+            return decl
+        populate = as_populate(copied, self.name, decl.name)
+        return replace(decl, populate=populate, source=copied)
 
     def _registered(self, name: str, action: str) -> Declaration:
         found = self._declarations.get(name)

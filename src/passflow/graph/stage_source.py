@@ -19,7 +19,7 @@ from passflow.pipeline_text import (
     parse_pipeline_elements,
 )
 
-__all__ = ["PipelineSource", "StageSource", "as_populate"]
+__all__ = ["PipelineSource", "StageSource", "as_populate", "copy_source"]
 
 
 @runtime_checkable
@@ -32,6 +32,15 @@ class PipelineSource(Protocol):
     """
 
     def build(self) -> OpPassManager: ...
+
+
+@runtime_checkable
+class CopyableSource(Protocol):
+    """A pipeline source that can copy itself, as `PipelineBuilder.copy()` does."""
+
+    def build(self) -> OpPassManager: ...
+
+    def copy(self) -> PipelineSource: ...
 
 
 StageSource = PopulatePipeline | str | PipelineSource
@@ -61,6 +70,15 @@ def as_populate(
         f"the pipeline's {takes}, pipeline text or an object with build(), got "
         f"{type(source).__name__} {source!r}"
     )
+
+
+def copy_source(source: object) -> PipelineSource | None:
+    """An independent copy of a stage's source, when it is a pipeline source that
+    can copy itself (a `PipelineBuilder`); None for functions and text, which a
+    schedule build never changes."""
+    if isinstance(source, CopyableSource):
+        return source.copy()
+    return None
 
 
 def _from_text(text: str) -> PopulatePipeline:
