@@ -146,6 +146,7 @@ class PipelineSchedulePass(OperationPass):
         argument: str,
         *,
         registered_max_jumps: int | None = None,
+        registered_max_runs: int | None = None,
     ) -> None:
         super().__init__()
         self.schedule = schedule
@@ -153,9 +154,12 @@ class PipelineSchedulePass(OperationPass):
         self.registered_max_jumps = registered_max_jumps
         """The cap the pipeline registered as `argument` defaults to, if this pass
         came from it: a different cap prints as `{max-jumps=N}`."""
+        self.registered_max_runs = registered_max_runs
+        """Likewise for the run-wide bound (`{max-runs=N}`); None: derived."""
         self.trace = ScheduleTrace()
         self.failure: ScheduleFailure | None = None
         self.current_pipeline: str | None = None
+        self._runs_left = 0
 
     def can_schedule_on(self, name: OperationName) -> bool:
         anchor = self.schedule.anchor
@@ -188,13 +192,20 @@ class PipelineSchedulePass(OperationPass):
             self.schedule.clone(),
             self._argument,
             registered_max_jumps=self.registered_max_jumps,
+            registered_max_runs=self.registered_max_runs,
         )
 
     def __str__(self) -> str:
-        cap = self.schedule.max_jumps_per_edge
-        if self.registered_max_jumps is None or cap == self.registered_max_jumps:
+        if self.registered_max_jumps is None:
             return self._argument
-        return f"{self._argument}{{max-jumps={cap}}}"
+        options: list[str] = []
+        cap = self.schedule.max_jumps_per_edge
+        if cap != self.registered_max_jumps:
+            options.append(f"max-jumps={cap}")
+        runs = self.schedule.max_pipeline_runs
+        if runs != self.registered_max_runs:
+            options.append(f"max-runs={runs or 0}")
+        return self._argument + (f"{{{' '.join(options)}}}" if options else "")
 
     def pretty(self, indent: int = 0) -> str:
         """The numbered schedule under this pass's name, as `--dump-pass-pipeline`
@@ -205,6 +216,7 @@ class PipelineSchedulePass(OperationPass):
         op = self.get_operation()
         self.trace = ScheduleTrace()
         self.failure = None
+        self._runs_left = self.schedule.pipeline_run_limit
         stale = op.attributes.get(JUMP_TARGET_ATTRIBUTE)
         if stale is not None:
             self._fail(
@@ -243,7 +255,7 @@ class PipelineSchedulePass(OperationPass):
                 if self._misplaced_request(op, qualified):
                     return False
                 index += 1
-                _leave_loops(taken, schedule, index)
+                _leave_loops(taken, schedule, index, None)
                 continue
             target = requested.data if isinstance(requested, StringAttr) else None
             if target is None or target not in ran.jump_targets:
@@ -265,23 +277,44 @@ class PipelineSchedulePass(OperationPass):
                 return False
             taken[ran.name, target] += 1
             if taken[ran.name, target] > schedule.max_jumps_per_edge:
+                loop = _loop(schedule, ran.name, target, prefix)
                 self._fail(
                     JumpLimitError,
                     qualified,
                     requested,
-                    f"pipeline '{qualified}' requested the jump to '{prefix}{target}' "
-                    f"again after taking it {schedule.max_jumps_per_edge} times in a "
-                    f"row in '{schedule.name}', the limit per jump edge "
-                    "(create_schedule(max_jumps_per_edge=...)); the loop does not "
-                    "converge",
+                    self._cap_message(qualified, prefix + target, loop),
                 )
                 return False
             del op.attributes[JUMP_TARGET_ATTRIBUTE]
             self.jumps_taken += 1
             self.trace.events.append(JumpTaken(qualified, prefix + target))
             index = schedule.index(target)
-            _leave_loops(taken, schedule, index)
+            _leave_loops(taken, schedule, index, (ran.name, target))
         return True
+
+    def _cap_message(self, source: str, target: str, loop: str | None) -> str:
+        """Why the jump `source` -> `target` stops the run, and how to allow more."""
+        cap = self.schedule.max_jumps_per_edge
+        jumps = f"{cap} jump{'s' * (cap != 1)} per edge"
+        edge = f"the jump {source} -> {target} reached the cap of {jumps} of "
+        edge += f"schedule '{self.schedule.name}'"
+        raise_it = (
+            f"raise the cap: create_schedule(max_jumps_per_edge={max(2 * cap, 1)}) "
+            f"from Python, or {self._argument}{{max-jumps={max(2 * cap, 1)}}} in "
+            "the pipeline text"
+        )
+        if cap == 0:
+            what = f", so {loop} cannot run" if loop else ""
+            return (
+                f"pipeline '{source}' requested the jump to '{target}', but {edge} "
+                f"(jumps are off){what}; to allow it, {raise_it}"
+            )
+        times = "once" if cap == 1 else f"{cap} times in a row"
+        what = f", so {loop} does not converge" if loop else ""
+        return (
+            f"pipeline '{source}' requested the jump to '{target}' again after "
+            f"taking it {times}: {edge}{what}; to allow more, {raise_it}"
+        )
 
     def _run_unit(
         self, pipeline: ScheduledPipeline, op: Operation, prefix: str
@@ -297,6 +330,10 @@ class PipelineSchedulePass(OperationPass):
         return pipeline if self._run_schedule(body, op, qualified + "/") else None
 
     def _run_stage(self, body: OpPassManager, op: Operation, qualified: str) -> bool:
+        if self._runs_left <= 0:
+            self._fail(JumpLimitError, qualified, "", self._bound_message(qualified))
+            return False
+        self._runs_left -= 1
         self.current_pipeline = qualified
         self.trace.events.append(PipelineRan(qualified))
         self.pipelines_run += 1
@@ -348,6 +385,24 @@ class PipelineSchedulePass(OperationPass):
             AlternativeChosen(qualified, prefix + alternative.name)
         )
         return self._run_unit(alternative, op, prefix)
+
+    def _bound_message(self, pipeline: str) -> str:
+        """Why the run-wide bound stops the run before `pipeline`, and how to
+        allow more."""
+        limit = self.schedule.pipeline_run_limit
+        taken = Counter((j.source, j.target) for j in self.trace.jumps)
+        listed = ", ".join(
+            f"{source} -> {target} ({count} time{'s' * (count != 1)})"
+            for (source, target), count in taken.most_common(5)
+        )
+        return (
+            f"schedule '{self.schedule.name}' reached the cap of {limit} pipeline "
+            f"runs before '{pipeline}' could run again (jumps taken: "
+            f"{listed or 'none'}), so its loops do not converge; to allow more, "
+            f"raise the cap: create_schedule(max_pipeline_runs={2 * limit}) from "
+            f"Python, or {self._argument}{{max-runs={2 * limit}}} in the pipeline "
+            "text"
+        )
 
     def _misplaced_request(self, op: Operation, qualified: str) -> bool:
         """Fail if a pass set the jump attribute on an op nested in the
@@ -416,15 +471,42 @@ def _choice_holding(schedule: PipelineSchedule, name: str | None) -> str | None:
 
 
 def _leave_loops(
-    taken: Counter[tuple[str, str]], schedule: PipelineSchedule, index: int
+    taken: Counter[tuple[str, str]],
+    schedule: PipelineSchedule,
+    index: int,
+    jump: tuple[str, str] | None,
 ) -> None:
-    """Forget the jumps of every loop the run is no longer inside.
+    """Forget the count of every loop the run has left, now at `index`.
 
     A backward jump from `source` to `target` loops over the pipelines between
-    them; its cap counts the iterations of one visit to that loop, so that an
-    inner loop entered again by an outer one starts counting afresh.
+    them; its cap counts the iterations of one visit to that loop. A visit
+    ends when the run goes on past `source`, or when a jump (`jump`, as
+    (source, target)) of an enclosing loop, one that holds this loop and more,
+    is taken: that starts the next iteration of the outer loop, which enters the
+    inner one afresh. A jump back from a loop that only overlaps this one does
+    not end the visit, so two overlapping loops cannot keep restarting each
+    other's count: some loop always reaches its cap (the loop with the last
+    source, and of those the one reaching furthest back, is never restarted by
+    another, so the run cannot go on forever).
     """
-    for source, target in list(taken):
-        first, last = schedule.index(target), schedule.index(source)
-        if not first <= index <= last:
-            del taken[source, target]
+    outer = None
+    if jump is not None:
+        outer = (schedule.index(jump[1]), schedule.index(jump[0]))
+    for edge in list(taken):
+        first, last = schedule.index(edge[1]), schedule.index(edge[0])
+        if index > last or (
+            outer is not None
+            and edge != jump
+            and outer[0] <= first <= last <= outer[1]
+            and outer != (first, last)
+        ):
+            del taken[edge]
+
+
+def _loop(schedule: PipelineSchedule, source: str, target: str, prefix: str) -> str:
+    """`the loop from 'b' to 'c'` for a backward jump, "" for a forward one."""
+    if schedule.index(target) > schedule.index(source):
+        return ""
+    first = schedule.pipelines[schedule.index(target)].name
+    last = schedule.pipelines[schedule.index(source)].name
+    return f"the loop from '{prefix}{first}' to '{prefix}{last}'"

@@ -289,7 +289,10 @@ class PipelineGraph:
         self._declarations[name] = declaration
 
     def create_schedule(
-        self, *, max_jumps_per_edge: int = DEFAULT_MAX_JUMPS_PER_EDGE
+        self,
+        *,
+        max_jumps_per_edge: int = DEFAULT_MAX_JUMPS_PER_EDGE,
+        max_pipeline_runs: int | None = None,
     ) -> PipelineSchedule:
         """Check the graph, populate every pipeline and order them.
 
@@ -301,19 +304,28 @@ class PipelineGraph:
 
         `max_jumps_per_edge` caps how often one jump (source to target) may be
         taken in a row, in one visit to the loop it closes; see
-        `PipelineSchedule.run`.
+        `PipelineSchedule.run`. `max_pipeline_runs` bounds the pipelines one run
+        runs in all (default: derived, `PipelineSchedule.pipeline_run_limit`).
 
         Raises `UnknownPipelineError`, `SubgraphBoundaryError`, `ChoiceError`,
         `SkippedPredecessorError` or `PipelineCycleError` naming the pipelines
         involved.
         """
-        given = cast(object, max_jumps_per_edge)
-        if not isinstance(given, int) or isinstance(given, bool) or given < 0:
-            raise PipelineGraphError(
-                f"max_jumps_per_edge of graph '{self.name}' must be an int >= 0, "
-                f"got {type(given).__name__} {given!r}"
-            )
-        return compile_schedule(_expand(self), max_jumps_per_edge)
+        _check_count(self.name, "max_jumps_per_edge", max_jumps_per_edge, 0)
+        if max_pipeline_runs is not None:
+            _check_count(self.name, "max_pipeline_runs", max_pipeline_runs, 1)
+        schedule = compile_schedule(_expand(self), max_jumps_per_edge)
+        schedule.max_pipeline_runs = max_pipeline_runs
+        return schedule
+
+
+def _check_count(graph: str, name: str, value: object, least: int) -> None:
+    """Refuse a cap that is not an int >= `least` (callers may be untyped)."""
+    if not isinstance(value, int) or isinstance(value, bool) or value < least:
+        raise PipelineGraphError(
+            f"{name} of graph '{graph}' must be an int >= {least}, got "
+            f"{type(value).__name__} {value!r}"
+        )
 
 
 def _checked(graph: str, name: str) -> str:

@@ -50,14 +50,18 @@ class GraphPipeline:
     max_jumps_per_edge: int
 
     def __call__(self, pm: OpPassManager, options: ScheduleOptions) -> None:
-        schedule = self.schedule(options.max_jumps)
+        schedule = self.schedule(options.max_jumps, options.max_runs or None)
         pm.add(
             PipelineSchedulePass(
                 schedule, self.argument, registered_max_jumps=self.max_jumps_per_edge
             )
         )
 
-    def schedule(self, max_jumps_per_edge: int | None = None) -> PipelineSchedule:
+    def schedule(
+        self,
+        max_jumps_per_edge: int | None = None,
+        max_pipeline_runs: int | None = None,
+    ) -> PipelineSchedule:
         """The registered graph, extended, as a schedule."""
         graph = self.graph.copy()
         for extension in _extensions.get(self.argument, ()):
@@ -75,7 +79,9 @@ class GraphPipeline:
             if max_jumps_per_edge is None
             else max_jumps_per_edge
         )
-        return graph.create_schedule(max_jumps_per_edge=cap)
+        return graph.create_schedule(
+            max_jumps_per_edge=cap, max_pipeline_runs=max_pipeline_runs
+        )
 
 
 def register_graph(
@@ -153,10 +159,13 @@ def extend_graph(argument: str, extension: ExtendGraph) -> None:
 
 
 def registered_schedule(
-    argument: str, *, max_jumps_per_edge: int | None = None
+    argument: str,
+    *,
+    max_jumps_per_edge: int | None = None,
+    max_pipeline_runs: int | None = None,
 ) -> PipelineSchedule:
     """The schedule pipeline `argument` runs: its graph with every extension."""
-    return _registered(argument).schedule(max_jumps_per_edge)
+    return _registered(argument).schedule(max_jumps_per_edge, max_pipeline_runs)
 
 
 def _name(extension: ExtendGraph) -> str:

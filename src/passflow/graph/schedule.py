@@ -137,6 +137,9 @@ class PipelineSchedule:
     pipelines: tuple[ScheduledPipeline, ...]
     dependencies: tuple[Dependency, ...]
     max_jumps_per_edge: int
+    max_pipeline_runs: int | None = None
+    """The run-wide bound on pipeline runs, or None for `pipeline_run_limit`'s
+    default, derived from the pipelines, their loops and the per-edge cap."""
     _index: dict[str, int] = field(init=False, repr=False)
     kind: ClassVar[Literal["subgraph"]] = "subgraph"
 
@@ -157,6 +160,20 @@ class PipelineSchedule:
         alternative, its choice's)."""
         return self._index[name]
 
+    @property
+    def pipeline_run_limit(self) -> int:
+        """How many pipelines one run may run in all, subgraph members included:
+        `max_pipeline_runs`, or by default the most a run can take without any
+        jump edge going over `max_jumps_per_edge` when loops nest: each pipeline
+        counts (cap + 1) times for each backward jump whose loop holds it.
+
+        It is a backstop behind the per-edge cap, so a loop shape that cap does
+        not stop still ends, with `JumpLimitError`.
+        """
+        if self.max_pipeline_runs is not None:
+            return self.max_pipeline_runs
+        return _run_bound(self, self.max_jumps_per_edge + 1)
+
     def pass_managers(self, prefix: str = "") -> Iterator[tuple[str, OpPassManager]]:
         """Each pipeline's pass manager with its qualified name (`sub/member`), in
         run order, subgraphs flattened."""
@@ -171,7 +188,21 @@ class PipelineSchedule:
             tuple(p.clone() for p in self.pipelines),
             self.dependencies,
             self.max_jumps_per_edge,
+            self.max_pipeline_runs,
         )
+
+    def loops(self) -> Iterator[tuple[int, int]]:
+        """(first, last) positions of the loop each backward jump closes: from its
+        target to its source (an alternative's jumps leave from its choice)."""
+        for pipeline in self.pipelines:
+            units = [pipeline]
+            if isinstance(pipeline.body, ScheduledChoice):
+                units.extend(pipeline.body.alternatives)
+            for unit in units:
+                last = self.index(unit.name)
+                for target in unit.jump_targets:
+                    if self.index(target) <= last:
+                        yield self.index(target), last
 
     # --- running --------------------------------------------------------------
 
@@ -237,9 +268,13 @@ class PipelineSchedule:
         def add_schedule(pm: OpPassManager, chosen: ScheduleOptions) -> None:
             schedule = self.clone()
             schedule.max_jumps_per_edge = chosen.max_jumps
+            schedule.max_pipeline_runs = chosen.max_runs or self.max_pipeline_runs
             pm.add(
                 PipelineSchedulePass(
-                    schedule, name, registered_max_jumps=self.max_jumps_per_edge
+                    schedule,
+                    name,
+                    registered_max_jumps=self.max_jumps_per_edge,
+                    registered_max_runs=self.max_pipeline_runs,
                 )
             )
 
@@ -277,6 +312,25 @@ class PipelineSchedule:
         """The graph as indented JSON (run order, pass pipelines, dependency and
         jump edges, nested subgraphs). Deterministic, for diffing."""
         return export.to_json(self)
+
+
+def _run_bound(schedule: PipelineSchedule, factor: int) -> int:
+    """The most stage runs of one entry into `schedule` (see `pipeline_run_limit`)."""
+    loops = list(schedule.loops())
+    total = 0
+    for position, pipeline in enumerate(schedule.pipelines):
+        around = sum(1 for first, last in loops if first <= position <= last)
+        total += _unit_runs(pipeline, factor) * factor**around
+    return total
+
+
+def _unit_runs(pipeline: ScheduledPipeline, factor: int) -> int:
+    body = pipeline.body
+    if isinstance(body, OpPassManager):
+        return 1
+    if isinstance(body, PipelineSchedule):
+        return _run_bound(body, factor)
+    return 1 + sum(_unit_runs(a, factor) for a in body.alternatives)
 
 
 def _block(
@@ -319,9 +373,17 @@ def _max_jumps_option(default: int) -> Option[int]:
 
 
 class ScheduleOptions(PipelineOptions):
-    """The options of a registered pipeline schedule: `name{max-jumps=50}`."""
+    """The options of a registered pipeline schedule: `name{max-jumps=50}`, and
+    `name{max-runs=1000}` for the run-wide bound (0: the default, derived)."""
 
     max_jumps = _max_jumps_option(DEFAULT_MAX_JUMPS_PER_EDGE)
+    max_runs = Option(
+        0,
+        type=UNSIGNED,
+        argument="max-runs",
+        help="how many pipelines one run may run in all (0: derived from the "
+        "pipelines, their loops and max-jumps)",
+    )
 
 
 def options_with_default(max_jumps: int) -> type[ScheduleOptions]:
