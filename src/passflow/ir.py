@@ -33,7 +33,7 @@ import threading
 import weakref
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeGuard, cast
 
 from xdsl.context import Context
@@ -53,6 +53,7 @@ from xdsl.dialects.builtin import (
     IntAttr,
     IntegerAttr,
     IntegerType,
+    LocationAttr,
     ModuleOp,
     NameLoc,
     StringAttr,
@@ -478,6 +479,18 @@ class _OpInProgress:
     name: str | None = None
 
 
+@dataclass(frozen=True, eq=False)
+class _DeferredLocation:
+    """A `loc(#name)` read before `#name` was defined (MLIR's `DeferredLocInfo`):
+    the alias, where it was written, and the placeholder the op or block
+    argument holds until the end of the text (a fresh `UnknownLoc`, known by
+    its identity)."""
+
+    alias: str
+    span: Span
+    placeholder: UnknownLoc = field(default_factory=UnknownLoc)
+
+
 class _LocatingParser(Parser):
     """xDSL's parser, remembering where each op starts so errors can point at it,
     and reading `external_resources` (which xDSL refuses), as MLIR does for
@@ -496,6 +509,10 @@ class _LocatingParser(Parser):
         self._ops_in_progress: list[_OpInProgress] = []
         self._scalar_types: dict[str, TypeAttribute] = {}
         self._registered_ops: dict[str, type[Operation]] = {}
+        # `loc(#name)` before `#name = ...`, by id of the placeholder.
+        self._deferred_locations: dict[int, _DeferredLocation] = {}
+        # Attributes being parsed: a `loc(...)` inside one is no op's location.
+        self._attribute_depth = 0
 
     def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
         """xDSL's, except that input with no op (empty, comments, aliases) is an
@@ -526,12 +543,68 @@ class _LocatingParser(Parser):
             raise
         except Exception as err:  # not xDSL's parse error: see `_failure_message`
             self.raise_error(_failure_message(err))
+        if self._deferred_locations:
+            self._resolve_deferred_locations(module)
         # xDSL checks block references at the end of each region, not of the
         # top level, which has none.
         _raise_undefined_block(
             [span for spans in self.forward_block_references.values() for span in spans]
         )
         return module
+
+    def parse_optional_location(self) -> LocationAttr | None:
+        """xDSL's, except that an op's or block argument's `loc(#name)` may
+        name an alias the text defines later, as in MLIR: the op holds a
+        placeholder until the whole text is parsed
+        (`_resolve_deferred_locations`). A `loc(...)` inside an attribute
+        (`{a = loc(#name)}`) or inside another location is not deferred, as
+        in MLIR: an alias there must already be defined."""
+        if self._attribute_depth or self._current_token.text != "loc":
+            return super().parse_optional_location()
+        self._consume_token()
+        with self.in_parens():
+            token = self._current_token
+            if token.kind is not MLIRTokenKind.HASH_IDENT or "." in token.text:
+                return self._parse_location()
+            self._consume_token()
+            found = self.attribute_aliases.get(token.text)
+            if found is None:
+                deferred = _DeferredLocation(token.text, token.span)
+                self._deferred_locations[id(deferred.placeholder)] = deferred
+                return deferred.placeholder
+            return _location_alias_value(found, token.span)
+
+    def _resolve_deferred_locations(self, module: Operation) -> None:
+        """MLIR's `OperationParser::finalize`: give each op and block argument
+        holding a placeholder the location its alias names, in MLIR's order
+        (a post-order walk; an op, then its regions' block arguments), so the
+        first error is MLIR's. A placeholder that no op or block argument
+        holds any more (a custom parser dropped it) is left alone, as in MLIR."""
+        deferred = self._deferred_locations
+        aliases = self.attribute_aliases
+
+        def resolved(loc: LocationAttr) -> LocationAttr | None:
+            entry = deferred.get(id(loc))
+            if entry is None or entry.placeholder is not loc:
+                return None
+            found = aliases.get(entry.alias)
+            if found is None:
+                raise ParseError(
+                    entry.span, "operation location alias was never defined"
+                )
+            return _location_alias_value(found, entry.span)
+
+        for op in _post_order(module):
+            new = resolved(op.location)
+            if new is not None:
+                op.location = new
+            for region in op.regions:
+                for block in region.blocks:
+                    for arg in block.args:
+                        new = resolved(arg.location)
+                        if new is not None:
+                            arg.location = new
+        deferred.clear()
 
     def parse_optional_builtin_int_or_float_attr(
         self,
@@ -697,12 +770,15 @@ class _LocatingParser(Parser):
     def parse_optional_attribute(self) -> Attribute | None:
         """xDSL's; an attribute its verifier rejects is a parse error at it."""
         start = self._current_token.span.start
+        self._attribute_depth += 1
         try:
             return super().parse_optional_attribute()
         except ParseError:
             raise
         except Exception as err:
             self.raise_error(_failure_message(err), start, max(self.pos, start + 1))
+        finally:
+            self._attribute_depth -= 1
 
     def _parse_file_metadata_dictionary(self) -> None:
         start = self._current_token.span.start
@@ -736,6 +812,31 @@ class _LocatingParser(Parser):
             entries[key] = value
 
         self.parse_comma_separated_list(self.Delimiter.BRACES, parse_entry)
+
+
+def _location_alias_value(found: Attribute, span: Span) -> LocationAttr:
+    """The location an alias used as `loc(#name)` stands for; MLIR's error
+    at the use if it is no location."""
+    if isinstance(found, LocationAttr):
+        return found
+    stream = io.StringIO()
+    Printer(stream=stream).print_attribute(found)
+    raise ParseError(span, f"expected location, but found '{stream.getvalue()}'")
+
+
+def _post_order(op: Operation) -> Iterator[Operation]:
+    """`op` and every op nested in it, each after the ops it holds (MLIR's
+    default walk order); the stack is explicit, so any depth costs linear time."""
+    stack: list[tuple[Operation, bool]] = [(op, False)]
+    while stack:
+        current, expanded = stack.pop()
+        if expanded or not current.regions:
+            yield current
+            continue
+        stack.append((current, True))
+        for region in reversed(current.regions):
+            for block in reversed(region.blocks):
+                stack.extend((child, False) for child in reversed(block.ops))
 
 
 def _failure_message(err: Exception) -> str:
@@ -776,6 +877,15 @@ _NO_CUSTOM_FORMAT = "Operation {} does not have a custom format."
 _INTEGER_OUT_OF_RANGE = re.compile(r"Integer value -?\d+ is out of range for type ")
 """xDSL's message for a literal its integer type cannot hold."""
 
+_UNDEFINED_ALIAS = re.compile(r"undefined symbol alias '[#!](.*)'", re.DOTALL)
+"""xDSL's message for an attribute or type alias not defined (yet); MLIR's
+names the alias without its sigil: `undefined symbol alias id 'x'`."""
+
+_WRONG_TOKEN_MESSAGES = ("undefined symbol alias id ",)
+"""MLIR messages, besides its "expected ..." ones, it reports with
+`emitWrongTokenError`: after the previous token if the token they are at
+starts a line."""
+
 _MLIR_PARSE_MESSAGES = {
     # xDSL's context with no message, where a region's next token is neither an
     # op, a block label nor `}`; MLIR tries to parse an op there.
@@ -814,10 +924,9 @@ def parse_module(
         where, message = _parse_error_position(
             err, parser.pos if parser is not None else 0, text
         )
-        raise IRParseError(
-            _format_parse_error(message, where, file, text),
-            Diagnostic(Severity.ERROR, message, file.location(where)),
-        ) from None
+        rendered = _format_parse_error(message, where, file, text)
+        diagnostic = Diagnostic(Severity.ERROR, message, file.location(where))
+        raise IRParseError(rendered, diagnostic) from None
     positions = parser.positions
     if module is not parser.last_top_level_op:  # made by xDSL, around the ops
         positions[module] = -1
@@ -864,14 +973,18 @@ def _parse_error_position(err: ParseError, current: int, text: str) -> tuple[int
         message = "unexpected character"
     elif _INTEGER_OUT_OF_RANGE.match(message):
         message = "integer constant out of range for attribute"
+    elif undefined := _UNDEFINED_ALIAS.fullmatch(message):
+        message = f"undefined symbol alias id '{undefined.group(1)}'"
     message = _MLIR_PARSE_MESSAGES.get(err.msg, message) or "parse error"
     offset = err.span.start
     if err.span.input.content != text:
         offset = current
     offset = min(max(offset, 0), len(text))
-    if offset == len(text) or (
-        message.lower().startswith("expected") and _starts_line(text, offset)
-    ):
+    wrong_token = (
+        message.lower().startswith("expected")
+        and not message.startswith("expected location, but found ")
+    ) or message.startswith(_WRONG_TOKEN_MESSAGES)
+    if offset == len(text) or (wrong_token and _starts_line(text, offset)):
         offset = _after_previous_token(text, offset)
     return offset, message
 
