@@ -1,9 +1,11 @@
 """passflow-opt on Dask: whole and sliced runs print what a serial run prints,
 and the local cluster passflow starts for a run is its own.
 
-One local Dask cluster serves the module (`dask_client`, in conftest); the
-runs use it through `DaskExecutor(client)`, as `--executor=dask
---scheduler=...` does, without connecting a new client per run.
+The comparisons share the session's local Dask cluster (`dask_client`, in
+conftest) through `DaskExecutor(client)`, as `--executor=dask --scheduler=...`
+would, without connecting a new client per run. The security tests start
+passflow's own cluster (`DaskExecutor()`, once for the module, or in a
+subprocess where the whole process tree is inspected).
 """
 
 from __future__ import annotations
@@ -11,12 +13,21 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import io
+import json
 import pathlib
+import socket
+import ssl
+import subprocess
+import sys
+import tempfile
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future
+from typing import cast
 
 import pytest
 from distributed import Client
+from distributed.security import Security
 
 from passflow.execution import ChildExecutor
 from passflow.executors import DaskExecutor, make_executor
@@ -154,3 +165,140 @@ def test_the_lit_corpus_prints_the_same_on_dask(
         assert on_dask.outcomes == [] and on_dask.children_shipped()
     else:
         assert on_dask.sliced() >= 40  # most chunks of the corpus slice
+
+
+# --- the local cluster passflow starts is the run's alone ---------------------
+
+
+@pytest.fixture(scope="module")
+def own_cluster() -> Iterator[DaskExecutor]:
+    """`--executor=dask` without `--scheduler`: a local cluster of its own."""
+    executor = DaskExecutor(jobs=1)
+    yield executor
+    executor.close()
+
+
+def _setting(security: Security, name: str) -> object:
+    """One of the settings of `security` (Dask's class is untyped)."""
+    return cast(object, getattr(security, name))
+
+
+def _refused(address: str, security: Security) -> str:
+    """The error a client with `security` gets from the scheduler at `address`
+    (Dask's `CommClosedError` and its kin are `OSError`s)."""
+    with pytest.raises(OSError) as info:
+        Client(address, security=security, timeout=5)
+    return str(info.value)
+
+
+def _tls_client(security: Security, *, with_certificate: bool) -> ssl.SSLContext:
+    """A TLS client that trusts the run's certificate, presenting it or not."""
+    authority = str(_setting(security, "tls_ca_file"))
+    context = ssl.create_default_context(cadata=authority)
+    context.check_hostname = False  # the certificate names "dask-internal"
+    if with_certificate:
+        with tempfile.TemporaryDirectory() as folder:
+            cert = pathlib.Path(folder, "cert.pem")
+            key = pathlib.Path(folder, "key.pem")
+            cert.write_text(str(_setting(security, "tls_client_cert")))
+            key.write_text(str(_setting(security, "tls_client_key")))
+            context.load_cert_chain(cert, key)
+    return context
+
+
+def test_only_the_runs_credentials_reach_its_local_cluster(
+    own_cluster: DaskExecutor,
+) -> None:
+    scheduler = own_cluster.client.scheduler
+    assert scheduler is not None
+    address = str(cast(object, scheduler.address))
+    host, port = address.split("://")[1].rsplit(":", 1)
+    assert host == "127.0.0.1"
+    # Any other local process: plain TCP, or TLS with a certificate of its
+    # own, is turned away; so is TLS without a client certificate, even one
+    # that trusts the run's certificate.
+    _refused(f"tcp://{host}:{port}", Security(require_encryption=False))
+    other = Security.temporary()  # pyright: ignore[reportUnknownMemberType]
+    assert "TLS certificate does not match" in _refused(f"tls://{host}:{port}", other)
+    assert address.startswith("tls://")
+    security = own_cluster.security
+    assert security is not None and _setting(security, "require_encryption")
+    no_certificate = _tls_client(security, with_certificate=False)
+    with (
+        socket.create_connection((host, int(port)), timeout=5) as raw,
+        no_certificate.wrap_socket(raw) as tls,
+        pytest.raises(ssl.SSLError, match="CERTIFICATE_REQUIRED"),
+    ):
+        tls.recv(1)  # TLS 1.3 refuses the client after the handshake
+    # The same attempts with the run's credentials get through (the scheduler
+    # answers with its handshake; a client runs a task).
+    with (
+        socket.create_connection((host, int(port)), timeout=5) as raw,
+        _tls_client(security, with_certificate=True).wrap_socket(raw) as tls,
+    ):
+        assert tls.recv(1) != b""
+    with Client(address, security=security, timeout=5) as client:
+        submit = cast(Callable[..., Future[int]], client.submit)  # pyright: ignore[reportUnknownMemberType]
+        assert submit(sum, [1, 2]).result() == 3
+
+
+_PORTS = """\
+import json, psutil
+from passflow.executors.dask import DaskExecutor
+
+executor = DaskExecutor(jobs=2)
+info = executor.client.scheduler_info()
+comm = [executor.client.scheduler.address]
+for address, worker in info["workers"].items():
+    comm += [address, worker["nanny"]]
+me = psutil.Process()
+listening = [
+    c.laddr.port
+    for process in [me, *me.children(recursive=True)]
+    for c in process.net_connections("tcp")
+    if c.status == psutil.CONN_LISTEN
+]
+print(json.dumps({
+    "comm": sorted(int(a.rsplit(":", 1)[1]) for a in comm),
+    "listening": sorted(listening),
+    "services": info["services"],
+    "dashboard_link": executor.client.dashboard_link,
+}))
+executor.close()
+"""
+
+
+def test_the_local_cluster_listens_on_its_tls_ports_only() -> None:
+    # Dask starts an HTTP server on the scheduler and every worker whatever
+    # the dashboard settings; none may be left listening (a subprocess, so that
+    # no other cluster of the tests is counted).
+    done = subprocess.run(
+        [sys.executable, "-c", _PORTS], capture_output=True, text=True, check=True
+    )
+    found = json.loads(done.stdout)
+    assert len(found["comm"]) == 5  # the scheduler, 2 workers, 2 nannies
+    assert found["listening"] == found["comm"]
+    assert found["services"] == {} and found["dashboard_link"] == ""
+
+
+def test_a_taken_dashboard_port_is_no_warning(tmp_path: pathlib.Path) -> None:
+    # Port 8787 is the dashboard's default; Dask warns on stderr when it is
+    # taken and another is used. A run on its own cluster prints what a serial
+    # run prints.
+    path = tmp_path / "calls.mlir"
+    path.write_text(CALLS)
+    tool = pathlib.Path(sys.executable).parent / "passflow-opt"
+    command = [str(tool), str(path), f"--pass-pipeline={PIPELINE}"]
+    with contextlib.ExitStack() as stack:
+        taken = stack.enter_context(socket.socket())
+        with contextlib.suppress(OSError):  # already taken: so much the better
+            taken.bind(("127.0.0.1", 8787))
+            taken.listen()
+        runs = [
+            subprocess.run(
+                [*command, flag], capture_output=True, text=True, timeout=120
+            )
+            for flag in ("--mlir-disable-threading", "--executor=dask")
+        ]
+    serial, dask = ((r.returncode, r.stdout, r.stderr) for r in runs)
+    assert dask == serial and serial[0] == 0 and serial[2] == ""
