@@ -1,12 +1,36 @@
 """A sliced run on any `concurrent.futures.Executor` (a Dask cluster, a process
-pool): batches travel as text and come back as text.
+pool): batches go out as text and come back as text, or as encoded IR when
+passes follow the nested pipelines.
 
 Each task carries its pieces' text (and the text of the pieces they reference),
 the module's shell and the pipeline as text; the worker parses them, runs the
-pipeline, prints the result and sends back a `BatchResult`. No IR crosses the
-wire either way, and nothing is pickled but strings and diagnostics. A worker
-keeps one `BatchRunner` per run (same pipeline, shell and settings), so the
-shell, the aliases and the pipeline are parsed once per worker.
+pipeline, prints the result and sends back a `BatchResult`. A worker keeps one
+`BatchRunner` per run (same pipeline, shell and settings), so the shell, the
+aliases and the pipeline are parsed once per worker.
+
+What the executor pickles (Dask with cloudpickle, a process pool with pickle):
+
+* **To a worker**, per task: the task function, `run_shipped_batch`, by
+  reference (its module is imported there); a `ShippedSpec` — the pipeline's
+  text, the file's name, the shell's text and the line it starts on, four
+  flags (unregistered ops, generic printing, pass errors, `keep_ops`), and the
+  run's `context_factory` if it has one (a module-level function, by
+  reference); a `ShippedBatch` — the batch's number, the text of its pieces
+  and of the pieces they reference, with their indices and first lines. No IR and no pass objects: the worker parses the text and rebuilds
+  the pass manager from the pipeline's text, loading the registered plugins.
+* **Back**, per task: a `BatchResult` — the diagnostics (`Diagnostic`:
+  severity, message, file, line, column, notes) and the text the passes wrote
+  (`CapturedOutput`), in order; the batch's ops printed, as text; their symbol
+  names before and after the run and the printed headers of the referenced
+  ops; a fallback reason, or the exception of a task that failed. When passes
+  follow the nested pipelines (`keep_ops`) the ops come back instead as
+  `encoded`: `passflow.executors.transfer`'s encoding of them, bytes that the
+  parent unpickles (`pickle.loads`: xDSL attribute objects and tuples of ints
+  and strings) and decodes into ops, looking their classes up by name in its
+  own context.
+
+Unpickling a result can run code in the parent, as with any Dask client: a
+run trusts whatever runs its tasks (SECURITY.md).
 """
 
 from __future__ import annotations
