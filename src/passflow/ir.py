@@ -28,6 +28,7 @@ import bisect
 import functools
 import importlib
 import io
+import math
 import re
 import threading
 import weakref
@@ -40,10 +41,12 @@ from xdsl.context import Context
 from xdsl.dialects import get_all_dialects
 from xdsl.dialects.builtin import UNKNOWN_LOC as _DEFAULT_LOC
 from xdsl.dialects.builtin import (
+    AnyDenseElement,
     AnyFloat,
     ArrayAttr,
     BytesAttr,
     CallSiteLoc,
+    ComplexType,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     FileLineColLoc,
@@ -56,6 +59,7 @@ from xdsl.dialects.builtin import (
     LocationAttr,
     ModuleOp,
     NameLoc,
+    RankedStructure,
     StringAttr,
     UnknownLoc,
     UnregisteredOp,
@@ -107,6 +111,7 @@ from passflow.diagnostics import (
 from passflow.lexer import Lexer
 
 __all__ = [
+    "MAX_SPLAT_ELEMENTS",
     "PASSFLOW_DIALECTS",
     "AllowsUnknownOperations",
     "Context",
@@ -491,6 +496,29 @@ class _DeferredLocation:
     placeholder: UnknownLoc = field(default_factory=UnknownLoc)
 
 
+@dataclass
+class _NotedParseError(ParseError):
+    """A parse error with a note saying why and what to do (passflow's own
+    limits, which mlir-opt does not have)."""
+
+    note: str = ""
+
+
+MAX_SPLAT_ELEMENTS = 1 << 22
+"""The most elements (4,194,304) a splat dense attribute may have
+(`dense<1> : tensor<2048x2048xi32>` is the largest square i32 one).
+
+MLIR stores a splat as one value; xDSL's `DenseIntOrFPElementsAttr` stores
+every element, packed, and its parser first makes a list of them all: about
+30 bytes and 0.8 µs per element (a 4-byte `i32`; 60 bytes for `complex<f64>`),
+so `dense<1> : tensor<10000x10000xi32>`, 64 bytes of text, took 102 s and
+3.1 GB. A larger splat is a parse error at its type, before anything is
+allocated. Elements written out (`dense<[...]>`, a hexadecimal string of
+every element) are not limited: their memory is bounded by the text's size.
+Set this from Python to parse larger splats anyway.
+"""
+
+
 class _LocatingParser(Parser):
     """xDSL's parser, remembering where each op starts so errors can point at it,
     and reading `external_resources` (which xDSL refuses), as MLIR does for
@@ -513,6 +541,9 @@ class _LocatingParser(Parser):
         self._deferred_locations: dict[int, _DeferredLocation] = {}
         # Attributes being parsed: a `loc(...)` inside one is no op's location.
         self._attribute_depth = 0
+        # Elements the text of the dense attribute being parsed writes out
+        # (None: all of them, or none).
+        self._dense_written: int | None = None
 
     def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
         """xDSL's, except that input with no op (empty, comments, aliases) is an
@@ -605,6 +636,61 @@ class _LocatingParser(Parser):
                         if new is not None:
                             arg.location = new
         deferred.clear()
+
+    def parse_dense_int_or_fp_elements_attr(
+        self, type: RankedStructure[AnyDenseElement] | None
+    ) -> DenseIntOrFPElementsAttr:
+        """xDSL's, refusing a splat of more than `MAX_SPLAT_ELEMENTS` elements
+        before xDSL makes every one of them."""
+        self._dense_written = self._dense_elements_written()
+        if type is not None:  # the type came first (`parse_with_type`)
+            self._check_splat_size(type, self._current_token.span.start)
+        return super().parse_dense_int_or_fp_elements_attr(type)
+
+    def _parse_dense_literal_type(
+        self,
+    ) -> RankedStructure[IntegerType | IndexType | AnyFloat | ComplexType]:
+        """xDSL's; the type that follows the literal is checked as soon as it
+        is read, before the literal is made into its elements."""
+        start = self._current_token.span.start
+        type = super()._parse_dense_literal_type()
+        self._check_splat_size(type, start)
+        return type
+
+    def _dense_elements_written(self) -> int | None:
+        """How many elements (a hexadecimal string: bytes) the dense literal
+        that starts at the current `<` writes out: 1 for a splat value, None
+        for a list (`[...]`, every element) or an empty literal."""
+        lexer = Lexer(self.lexer.input)
+        lexer.pos = self._current_token.span.end
+        try:
+            token = lexer.lex()
+        except ParseError:
+            return None  # xDSL reports it
+        if token.kind in (MLIRTokenKind.L_SQUARE, MLIRTokenKind.GREATER):
+            return None
+        if token.kind is MLIRTokenKind.STRING_LIT:  # "0x...": two digits a byte
+            return max(len(token.text) - 4, 0) // 2
+        return 1
+
+    def _check_splat_size(self, type: RankedStructure[Attribute], at: int) -> None:
+        """A parse error at `at` if the dense literal being parsed is a splat
+        (writes fewer elements than `type` holds) of more than
+        `MAX_SPLAT_ELEMENTS` elements."""
+        written = self._dense_written
+        if written is None:
+            return
+        count = math.prod(type.get_shape())
+        if count <= MAX_SPLAT_ELEMENTS or written >= count:
+            return
+        span = Span(at, at, self.lexer.input)
+        raise _NotedParseError(
+            span,
+            f"dense attribute with {count} elements is over passflow's limit of "
+            f"{MAX_SPLAT_ELEMENTS}",
+            "passflow's IR (xDSL's) stores every element of a splat, where MLIR "
+            "stores one value; set passflow.ir.MAX_SPLAT_ELEMENTS to parse it anyway",
+        )
 
     def parse_optional_builtin_int_or_float_attr(
         self,
@@ -926,6 +1012,9 @@ def parse_module(
         )
         rendered = _format_parse_error(message, where, file, text)
         diagnostic = Diagnostic(Severity.ERROR, message, file.location(where))
+        if isinstance(err, _NotedParseError):
+            note = diagnostic.attach_note(err.note)
+            rendered += f"\n{note}"
         raise IRParseError(rendered, diagnostic) from None
     positions = parser.positions
     if module is not parser.last_top_level_op:  # made by xDSL, around the ops
