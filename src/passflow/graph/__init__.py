@@ -26,6 +26,7 @@ from passflow.graph.declaration import (
     SelectAlternative,
 )
 from passflow.graph.errors import (
+    AmbiguousJumpError,
     ChoiceError,
     ChoiceSelectionError,
     JumpLimitError,
@@ -71,6 +72,7 @@ __all__ = [
     "DEFAULT_MAX_JUMPS_PER_EDGE",
     "JUMP_TARGET_ATTRIBUTE",
     "AlternativeChosen",
+    "AmbiguousJumpError",
     "ChoiceError",
     "ChoiceSelectionError",
     "Declaration",

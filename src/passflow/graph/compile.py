@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping
 
 from passflow.graph.declaration import Declaration, Expanded
 from passflow.graph.errors import (
+    AmbiguousJumpError,
     ChoiceError,
     PipelineCycleError,
     SkippedPredecessorError,
@@ -241,7 +242,7 @@ def _check_jumps(
             if choice is not None:
                 continue  # an alternative looping on itself
             source = owner.get(decl.name, decl.name)
-            before_source = _ancestors(source, predecessors)
+            before_source = _reach(source, predecessors)
             if target == source or target in before_source:
                 continue  # backward in every order: nothing is skipped
             for name in sorted(predecessors[target], key=position.__getitem__):
@@ -252,17 +253,108 @@ def _check_jumps(
                         "several pipelines, declare them as alternatives with "
                         "register_choice"
                     )
+    _check_meaning(level, owner, order, predecessors)
 
 
-def _ancestors(name: str, predecessors: Mapping[str, set[str]]) -> set[str]:
-    """Every pipeline declared to run before `name`, directly or not."""
+def _check_meaning(
+    level: Expanded,
+    owner: Mapping[str, str],
+    order: list[str],
+    predecessors: Mapping[str, set[str]],
+) -> None:
+    """Refuse a jump whose meaning depends on the registration order.
+
+    A jump from `s` continues the run at `t` and then follows the schedule, so
+    it means the same in every order the edges allow exactly when each other
+    pipeline is on the same side of it in all of them. A jump back (`t` declared
+    before `s`) reruns the pipelines between them: each other pipeline must be
+    declared before `t`, after `s`, or between the two. A jump ahead (`t`
+    declared after `s`) skips the pipelines between them: each other pipeline
+    must be declared before `s` or after `t`, so nothing is ever skipped (a
+    branch is a choice). A jump between two pipelines declared in neither order
+    goes back in some orders and ahead in others.
+    """
+    successors: dict[str, set[str]] = {name: set() for name in order}
+    for name, earlier in predecessors.items():
+        for other in earlier:
+            successors[other].add(name)
+    before: dict[str, set[str]] = {}
+    after: dict[str, set[str]] = {}
+
+    def ancestors(name: str) -> set[str]:
+        if name not in before:
+            before[name] = _reach(name, predecessors)
+        return before[name]
+
+    def descendants(name: str) -> set[str]:
+        if name not in after:
+            after[name] = _reach(name, successors)
+        return after[name]
+
+    for decl in level.declarations:
+        source = owner.get(decl.name, decl.name)
+        ahead = [t for t in decl.jump_targets if t in descendants(source)]
+        for target in decl.jump_targets:
+            if target == source or owner.get(target) is not None:
+                continue  # a loop on itself, or an alternative looping on itself
+            jump = f"jump '{decl.name}' -> '{target}' of graph '{level.name}'"
+            if target in ancestors(source):
+                for name in order:
+                    if name in (source, target) or name in ancestors(target):
+                        continue
+                    if name in descendants(source) or (
+                        name in ancestors(source) and name in descendants(target)
+                    ):
+                        continue  # after the loop, or inside it
+                    raise AmbiguousJumpError(
+                        f"{jump} loops back over the pipelines from '{target}' to "
+                        f"'{source}', but '{name}' is declared to run neither "
+                        f"before '{target}', nor after '{source}', nor between "
+                        "them, so whether the loop reruns it depends on the "
+                        f"registration order; declare where '{name}' runs: with "
+                        f"predecessors=['{source}'] after the loop, with "
+                        f"successors=['{target}'] before it, or with both "
+                        f"predecessors=['{target}'] and successors=['{source}'] "
+                        "inside it"
+                    )
+            elif target in descendants(source):
+                for name in order:
+                    if name in (source, target) or name in ancestors(source):
+                        continue
+                    if name in descendants(target):
+                        continue
+                    choice = ", ".join(f"'{t}'" for t in ahead)
+                    raise AmbiguousJumpError(
+                        f"{jump} is a branch: '{name}' is declared to run neither "
+                        f"before '{source}' nor after '{target}', so whether the "
+                        "jump skips it depends on the registration order; to run "
+                        "one of several pipelines, declare them as alternatives "
+                        "with register_choice, e.g. graph.register_choice("
+                        f"'{source}-branch', [{choice}, ...], predecessors="
+                        f"['{source}'], select=...), or declare '{name}' before "
+                        f"'{source}' or after '{target}'"
+                    )
+            else:
+                raise AmbiguousJumpError(
+                    f"{jump} goes back in some registration orders and ahead in "
+                    f"others, since neither '{source}' nor '{target}' is declared "
+                    f"to run before the other; declare the order: '{target}' in "
+                    f"the predecessors of '{source}' for a loop back, or "
+                    f"'{source}' in the predecessors of '{target}' for a jump "
+                    "ahead (a branch is a choice: register_choice)"
+                )
+
+
+def _reach(name: str, edges: Mapping[str, set[str]]) -> set[str]:
+    """Every pipeline reached from `name` along `edges`, `name` excluded: its
+    ancestors along predecessors, its descendants along successors."""
     found: set[str] = set()
-    stack = list(predecessors[name])
+    stack = list(edges[name])
     while stack:
         current = stack.pop()
         if current not in found:
             found.add(current)
-            stack.extend(predecessors[current])
+            stack.extend(edges[current])
     return found
 
 

@@ -10,7 +10,9 @@ generic exceptions and silently ignored bad jumps::
         ├── SubgraphBoundaryError     an edge or jump crosses into or out of a subgraph
         ├── ChoiceError               an edge or jump would let two alternatives of
         │                             a choice run, or a choice is malformed
-        ├── SkippedPredecessorError   a forward jump skips a predecessor of its target
+        ├── AmbiguousJumpError        a jump whose meaning depends on the
+        │   │                         registration order (a branch: use register_choice)
+        │   └── SkippedPredecessorError   a forward jump skips a predecessor of its target
         ├── PipelineCycleError        predecessors/successors form a cycle
         └── ScheduleRunError          a run stopped because of a jump (also a
             │                         PassPipelineError, so `except PassPipelineError`
@@ -25,6 +27,7 @@ from __future__ import annotations
 from passflow.diagnostics import Diagnostic, PassflowError, PassPipelineError
 
 __all__ = [
+    "AmbiguousJumpError",
     "ChoiceError",
     "ChoiceSelectionError",
     "JumpLimitError",
@@ -66,7 +69,14 @@ class ChoiceError(PipelineGraphError):
     jump from one alternative to another."""
 
 
-class SkippedPredecessorError(PipelineGraphError):
+class AmbiguousJumpError(PipelineGraphError):
+    """A jump would mean different things in different registration orders: it
+    goes back in some and ahead in others, it is a branch (it skips a pipeline in
+    some orders and not in others: declare a choice with `register_choice`), or
+    the loop it closes reruns a pipeline in some orders only."""
+
+
+class SkippedPredecessorError(AmbiguousJumpError):
     """A forward jump would skip a pipeline declared to run before its target, so
     the target could run without it (what `register_choice` is for)."""
 
