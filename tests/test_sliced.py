@@ -154,6 +154,69 @@ CASES: dict[str, tuple[str, str]] = {
 }
 
 
+TWO_FUNCTIONS = (
+    "func.func @a() {\n  func.return\n}\nfunc.func @b() {\n  func.return\n}\n"
+)
+
+UNUSUAL: dict[str, tuple[str, bool]] = {
+    # text, whether it runs sliced (else whole, after a fallback)
+    "a generic op name that ends its line": (
+        '"func.func"\n() <{sym_name = "a", function_type = () -> ()}> ({\n'
+        '  "func.return"() : () -> ()\n}) : () -> ()\n'
+        "func.func @b() {\n  func.return\n}\n",
+        True,
+    ),
+    "an alias and an op on one line": ("#x = 1 : i32 " + TWO_FUNCTIONS, False),
+    "a form feed and a vertical tab first": ("\f\v" + TWO_FUNCTIONS, True),
+    "a byte-order mark first": ("\ufeff" + TWO_FUNCTIONS, False),
+    "a no-break space first": ("\u00a0" + TWO_FUNCTIONS, False),
+    "an alias used before its definition": (
+        "func.func @a() attributes {x = #late} {\n  func.return\n}\n"
+        "#late = 1 : i32\nfunc.func @b() {\n  func.return\n}\n",
+        False,
+    ),
+    "a location alias defined at the end": (
+        "func.func @a() {\n  func.return\n} loc(#loc1)\n"
+        'func.func @b() {\n  func.return\n}\n#loc1 = loc("a.mlir":1:2)\n',
+        True,
+    ),
+    "two aliases on one line after an op": (
+        "func.func @a() attributes {x = #m} {\n  func.return\n}\n"
+        "#t = 1 : i32 #m = 2 : i32\nfunc.func @b() {\n  func.return\n}\n",
+        False,
+    ),
+    "CR LF line ends": (TWO_FUNCTIONS.replace("\n", "\r\n"), True),
+    "a call to a function that shares a line with another": (
+        "func.func @a() {\n  func.call @c() : () -> ()\n  func.return\n}\n"
+        "func.func @b() {\n  func.return\n} func.func @c() {\n  func.return\n}\n",
+        True,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(UNUSUAL))
+@pytest.mark.parametrize(
+    "pipeline",
+    [
+        "builtin.module(func.func(cse))",
+        "builtin.module(func.func(cse),symbol-privatize)",
+        "builtin.module(func.func(test-pass-failure{gen-diagnostics=true}))",
+    ],
+)
+def test_unusual_spellings_run_the_same_sliced_and_whole(
+    case: str, pipeline: str, tmp_path: pathlib.Path, sliced_outcomes: list[Outcome]
+) -> None:
+    """Valid text the first line-based scan cut wrongly (dropping `@a` with
+    exit status 0), and text that only one of the runs accepted."""
+    text, slices = UNUSUAL[case]
+    path = tmp_path / "input.mlir"
+    path.write_text(text, newline="")
+    status, out, _ = compare(path, pipeline)
+    assert [type(o) for o in sliced_outcomes] == [SlicedOutcome if slices else Fallback]
+    if status == 0:
+        assert "@a" in out and "@b" in out
+
+
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_generated_modules_slice_and_print_the_same(
     case: str, tmp_path: pathlib.Path, sliced_outcomes: list[Outcome]

@@ -75,8 +75,11 @@ PROFILE = settings.get_profile(
 )
 
 
-def fuzz_settings(examples: int, *, fixtures: bool = False) -> settings:
-    """The active profile with `examples` examples (times the long factor).
+def fuzz_settings(
+    examples: int, *, fixtures: bool = False, long_factor: float = 1.0
+) -> settings:
+    """The active profile with `examples` examples (times the long scale, and
+    `long_factor` on top of it, in the long run).
 
     `fixtures` allows function-scoped fixtures (`capfd`), which the test then
     resets itself for each example."""
@@ -85,7 +88,7 @@ def fuzz_settings(examples: int, *, fixtures: bool = False) -> settings:
         suppressed.append(HealthCheck.function_scoped_fixture)
     return settings(
         PROFILE,
-        max_examples=examples * LONG_SCALE if LONG else examples,
+        max_examples=round(examples * LONG_SCALE * long_factor) if LONG else examples,
         suppress_health_check=suppressed,
     )
 

@@ -90,6 +90,8 @@ class BatchRunner:
             first_line=shell.first_line,
             aliases=self.aliases,
         )
+        if ir.direct_children(self.module):
+            raise ValueError("an op shares a line with an alias definition")
         empty = ir.print_op(self.module, generic=generic)
         if not empty.endswith("\n}"):
             raise ValueError(f"the empty module prints as {empty!r}")

@@ -20,7 +20,7 @@ from passflow.sliced.batch import BatchResult, BatchRunner
 from passflow.sliced.local import run_local
 from passflow.sliced.plan import RemoteRun, SlicePlan, why_not_sliced
 from passflow.sliced.profile import SlicedProfile
-from passflow.sliced.scan import scan_slices
+from passflow.sliced.scan import scan_text
 
 __all__ = ["Fallback", "SlicedOutcome", "SlicedProfile", "assemble", "run_sliced"]
 
@@ -90,9 +90,9 @@ def _run(
     reason = why_not_sliced(pm)
     if reason is not None:
         return Fallback(reason)
-    slices = scan_slices(text, first_line)
-    if slices is None:
-        return Fallback("the scan cannot tell the top-level ops apart")
+    slices = scan_text(text, first_line)
+    if isinstance(slices, str):
+        return Fallback(f"the scan cannot vouch for a cut: {slices}")
     scanned = time.perf_counter()
     head = nested_head(pm)
     try:
