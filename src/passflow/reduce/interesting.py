@@ -8,16 +8,18 @@ status (0: interesting, as for `llvm-reduce` and C-Reduce).
 
 from __future__ import annotations
 
-import os
-import subprocess
-import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Protocol
+from dataclasses import dataclass, field
+from typing import Protocol, Self
 
 from passflow import ir
 from passflow.diagnostics import PassflowError
 from passflow.instruments.reproducer import format_reproducer
+from passflow.reduce.command import (
+    CommandNotRunError,
+    ScratchDirectory,
+    command_succeeds,
+)
 from passflow.reduce.outcome import (
     Candidate,
     RunOutcome,
@@ -161,7 +163,12 @@ class VerifierFailure:
 class CommandStatus:
     """`argv` followed by the path of the candidate, written as a reproducer,
     exits with status 0. The command is the user's, named on the command line;
-    it runs with its output discarded and is killed after `timeout` seconds.
+    it runs with its output discarded, in a process group of its own, and the
+    group is killed when the command exits, after `timeout` seconds, or when
+    the process testing the candidate goes (`passflow.reduce.command`).
+
+    Candidate files live in one private directory, made with the test and
+    removed by `close()` (or with the test: use it in a `with` block).
 
     IR that does not parse or verify is never shown to the command. For a
     candidate with an execution limit (bisection), the command is given the IR
@@ -170,6 +177,9 @@ class CommandStatus:
     argv: Sequence[str]
     timeout: float = 60.0
     settings: RunSettings = RunSettings()
+    scratch: ScratchDirectory = field(
+        default_factory=ScratchDirectory, init=False, repr=False, compare=False
+    )
 
     @property
     def description(self) -> str:
@@ -192,29 +202,21 @@ class CommandStatus:
             )
         )
 
+    def close(self) -> None:
+        """Remove the candidate files' directory."""
+        self.scratch.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
     def _status(self, content: str) -> bool:
-        handle, path = tempfile.mkstemp(prefix="passflow-reduce-", suffix=".mlir")
         try:
-            with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                stream.write(content)
-            try:
-                status = subprocess.run(
-                    [*self.argv, path],
-                    stdin=subprocess.DEVNULL,
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL,
-                    timeout=self.timeout,
-                    check=False,
-                ).returncode
-            except subprocess.TimeoutExpired:
-                return False
-            except OSError as err:
-                raise NotInterestingError(
-                    f"cannot run the test command '{self.argv[0]}': {err.strerror}"
-                ) from err
-            return status == 0
-        finally:
-            os.unlink(path)
+            return command_succeeds(self.argv, content, self.scratch.path, self.timeout)
+        except CommandNotRunError as err:
+            raise NotInterestingError(str(err)) from err
 
 
 def default_test(candidate: Candidate, settings: RunSettings) -> Interestingness:

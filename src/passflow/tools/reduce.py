@@ -248,9 +248,13 @@ def run(args: argparse.Namespace) -> int:
     settings = RunSettings(
         args.allow_unregistered_dialect, spec.verify_each if spec else True
     )
-    with contextlib.nullcontext() if trusted else untrusted("a reproducer"):
+    with contextlib.ExitStack() as cleanup:
+        if not trusted:
+            cleanup.enter_context(untrusted("a reproducer"))
         parse_pass_pipeline(pipeline)  # a malformed pipeline is the user's error
         test, checked = _choose_test(args, current, pipeline, settings)
+        if isinstance(test, CommandStatus):
+            cleanup.enter_context(test)  # its candidate files' directory
         if args.bisect:
             found = bisect(
                 Candidate(current.top, pipeline, name),
