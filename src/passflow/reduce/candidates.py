@@ -2,7 +2,9 @@
 
 A candidate may crash the interpreter, hang, or leave a pass's global state
 changed; a forked process isolates each from the reducer and from the others,
-and is killed when it overruns the timeout (then it is not interesting). The
+and is killed when it overruns the timeout (then it is not interesting) or is
+no longer needed. A killed trial is over once its pipe closes: what it started
+that holds the pipe (a test command's supervisor) has then exited too. The
 forked process also makes its candidate: it edits its own copy of the current
 IR in place, so the reducer neither copies, prints nor parses IR per candidate.
 The answer is always the one a serial search gives: the first interesting
@@ -20,6 +22,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from passflow.executors.lifetime import die_with_parent
+from passflow.reduce.command import POLL
 from passflow.reduce.interesting import NotInterestingError
 from passflow.reduce.outcome import Candidate, CandidateMaker
 
@@ -31,6 +34,9 @@ Judge = Callable[[Candidate], bool]
 _YES = b"1"
 _NO = b"0"
 _ERROR = b"E"
+_LEFT_BEHIND_GRACE = 10.0
+"""Seconds a killed trial's pipe may stay open (a bound: its test command's
+supervisor closes it within milliseconds of the trial's death)."""
 
 
 @dataclass
@@ -136,10 +142,10 @@ class CandidateRunner:
 
     def _wait(self, trials: list[_Trial]) -> list[_Trial]:
         """The trials among `trials` that answered (or died, or overran)."""
-        wait_for = None
+        wait_for = POLL
         if self.timeout is not None:
             oldest = min(t.started for t in trials)
-            wait_for = max(0.0, oldest + self.timeout - time.monotonic())
+            wait_for = min(POLL, max(0.0, oldest + self.timeout - time.monotonic()))
         readable, _, _ = select.select([t.reader for t in trials], [], [], wait_for)
         done: list[_Trial] = []
         now = time.monotonic()
@@ -155,13 +161,29 @@ class CandidateRunner:
 
     @staticmethod
     def _reap(trial: _Trial, *, kill: bool = False) -> None:
+        """Wait for `trial` to end; `kill`: kill it first, then wait until
+        every process it left holding its pipe is gone too (a test command's
+        supervisor, which exits once it has killed the command's group)."""
         if kill:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(trial.pid, signal.SIGKILL)
+            _wait_for_eof(trial.reader, _LEFT_BEHIND_GRACE)
         os.close(trial.reader)
         os.waitpid(trial.pid, 0)
 
     def _stop_all(self) -> None:
         for trial in self._running.values():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(trial.pid, signal.SIGKILL)
+        for trial in self._running.values():
             self._reap(trial, kill=True)
         self._running.clear()
+
+
+def _wait_for_eof(fd: int, seconds: float) -> None:
+    """Read `fd` until its end of file, for at most `seconds`."""
+    deadline = time.monotonic() + seconds
+    while (left := deadline - time.monotonic()) > 0:
+        readable, _, _ = select.select([fd], [], [], min(left, POLL))
+        if readable and not os.read(fd, 1 << 16):
+            return
