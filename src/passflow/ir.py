@@ -13,7 +13,9 @@ the verifier (the closure of the `verify_` xDSL generates for an op class, which
 it splits to skip constraint checks already passed: `_SplitVerifier`); the few other
 internals passflow relies on are in `passflow.xdsl_internals`, the bridge's other
 half. `tests/test_xdsl_canaries.py` checks each one (`tests/test_serial_savings.py`
-the verifier's).
+the verifier's; `tests/test_parse_aliases.py` the location hooks, `_parse_location`
+and the deferred `loc(#name)`; `tests/test_dense_limit.py` the dense-literal ones,
+`_parse_dense_literal_type` and `parse_dense_int_or_fp_elements_attr`).
 
 Where an op was parsed is kept beside it, in a table per parsed file (`ParsedFile`)
 weakly keyed by the op, never in the op object. xDSL's own `location` field holds
