@@ -15,6 +15,7 @@ from passflow.builder import (
     BuilderError,
     Bundle,
     Extension,
+    ExtensionError,
     InBundle,
     OrderingError,
     PassKind,
@@ -167,7 +168,7 @@ def test_a_bundle_is_an_anchor_by_name() -> None:
 
 def _install(root: Path, name: str, value: str) -> None:
     """A distribution on sys.path declaring one builder extension, as pip would."""
-    info = root / f"{name}-1.0.dist-info"
+    info = root / f"{name.replace('-', '_')}-1.0.dist-info"  # as wheels name it
     info.mkdir()
     (info / "METADATA").write_text(
         f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n"
@@ -215,7 +216,8 @@ def test_an_entry_point_that_is_not_a_function_is_named(
     monkeypatch.syspath_prepend(str(tmp_path))  # pyright: ignore[reportUnknownMemberType]
     with pytest.raises(
         BuilderError,
-        match=r"'ext-bad = ext_bad_module:NOT_A_FUNCTION' .* is a int, not a function",
+        match=r"extension 'ext-bad' \(entry point 'ext-bad = ext_bad_module:"
+        r"NOT_A_FUNCTION' .*\): BuilderError: it is an int, not a function",
     ):
         discover_extensions()
 
@@ -242,3 +244,66 @@ def test_a_copy_builds_the_same_pipeline_and_is_edited_alone() -> None:
     assert "placed by extension 'one' via add_at" in copy.explain()
     with pytest.raises(BuilderError, match=r"copy\(\) was called on the nested"):
         builder.nest("func.func").copy()
+
+
+def test_load_extensions_runs_every_extension_and_reports_all_failures(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "ext_good_module.py").write_text(
+        'def register(builder):\n    builder.add_at("after-bufferization", "cse")\n'
+    )
+    (tmp_path / "ext_raises_module.py").write_text(
+        "def register(builder):\n"
+        '    builder.add_at("function-opt", "canonicalize")\n'
+        '    raise KeyError("one-shot-bufferize")\n'
+    )
+    _install(tmp_path, "ext-a-missing", "ext_no_such_module:register")
+    _install(tmp_path, "ext-b-raises", "ext_raises_module:register")
+    _install(tmp_path, "ext-c-good", "ext_good_module:register")
+    monkeypatch.syspath_prepend(str(tmp_path))  # pyright: ignore[reportUnknownMemberType]
+    builder = framework()
+
+    def local(b: PipelineBuilder) -> None:
+        b.insert_before("symbol-dce", "ext-lower")
+
+    with pytest.raises(ExtensionError) as caught:
+        builder.load_extensions(Extension("a-local", local))
+    error = caught.value
+    assert error.ran == ("a-local", "ext-c-good")
+    assert [f.name for f in error.failures] == ["ext-a-missing", "ext-b-raises"]
+    message = str(error)
+    assert message.startswith(
+        "load_extensions(): 2 of 4 extensions failed, each undone alone; the "
+        "others ran (a-local, ext-c-good):\n"
+    )
+    assert (
+        "- extension 'ext-a-missing' (entry point 'ext-a-missing = "
+        "ext_no_such_module:register' in group 'passflow.builder_extensions', "
+        "distribution ext-a-missing 1.0): ModuleNotFoundError: No module named "
+        "'ext_no_such_module'"
+    ) in message
+    assert (
+        "- extension 'ext-b-raises' (entry point 'ext-b-raises = "
+        "ext_raises_module:register' in group 'passflow.builder_extensions', "
+        "distribution ext-b-raises 1.0): KeyError: 'one-shot-bufferize'"
+    ) in message
+    assert "fix:" in message
+    # The good ones' changes are kept, the failing one's undone.
+    assert _text(builder) == (
+        "builtin.module(func.func(ext-vectorize,ext-unroll),ext-bufferize,cse,"
+        "symbol-dce,ext-lower)"
+    )
+
+
+def test_discovering_a_missing_module_names_the_extension(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _install(tmp_path, "ext-gone", "ext_gone_module:register")
+    monkeypatch.syspath_prepend(str(tmp_path))  # pyright: ignore[reportUnknownMemberType]
+    with pytest.raises(ExtensionError) as caught:
+        discover_extensions()
+    assert (
+        "extension 'ext-gone' (entry point 'ext-gone = ext_gone_module:register'"
+        in (str(caught.value))
+    )
+    assert isinstance(caught.value.failures[0].error, ModuleNotFoundError)

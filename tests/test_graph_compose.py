@@ -18,6 +18,7 @@ from passflow import (
     OpPassManager,
     PassflowError,
     PassManager,
+    RegistrationError,
     ir,
     registry,
 )
@@ -34,6 +35,7 @@ from passflow.graph import (
     register_graph,
     registered_schedule,
 )
+from passflow.graph import registered as graph_registered
 from passflow.pipeline_text import parse_pass_pipeline
 from passflow.tools import opt
 
@@ -312,25 +314,41 @@ def register() -> None:
 """
 
 
-def test_a_plugin_package_extends_a_graph_another_plugin_registered(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def install_plugins(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    packages: dict[str, str],
+    plugins: list[tuple[str, str]],
 ) -> None:
-    for package, code in (("compiler_plugin", COMPILER), ("vendor_plugin", EXTENSION)):
+    """Write `packages` (module name to code) on sys.path and make `plugins`
+    ((name, "module:function") pairs) the registry's entry points, to load again."""
+    for package, code in packages.items():
         (tmp_path / package).mkdir()
         (tmp_path / package / "__init__.py").write_text(textwrap.dedent(code))
     monkeypatch.setattr(sys, "path", [str(tmp_path), *sys.path])
     group = registry.ENTRY_POINT_GROUP
-    # The extension's entry point loads first: the order must not matter.
-    plugins = [
-        EntryPoint("vendor", "vendor_plugin:register", group),
-        EntryPoint("compiler", "compiler_plugin:register", group),
-    ]
+    entries = [EntryPoint(name, value, group) for name, value in plugins]
 
     def entry_points(group: str) -> list[EntryPoint]:
-        return plugins
+        return entries
 
     monkeypatch.setattr(registry, "entry_points", entry_points)
     monkeypatch.setattr(registry, "_plugins_loaded", False)
+
+
+def test_a_plugin_package_extends_a_graph_another_plugin_registered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The extension's entry point loads first: the order must not matter.
+    install_plugins(
+        tmp_path,
+        monkeypatch,
+        {"compiler_plugin": COMPILER, "vendor_plugin": EXTENSION},
+        [
+            ("vendor", "vendor_plugin:register"),
+            ("compiler", "compiler_plugin:register"),
+        ],
+    )
     try:
         pm = parse_pass_pipeline("builtin.module(test-plugin-compiler)")
         runner = pm.passes[0]
@@ -438,3 +456,72 @@ def test_a_copied_graph_owns_its_builder_stages() -> None:
     copied.add("symbol-dce")
     assert stages(graph) == {"a": "builtin.module(cse)"}
     assert stages(copy) == {"a": "builtin.module(cse,symbol-dce)"}
+
+
+# --- extensions of graphs that do not exist ---------------------------------------
+
+
+def test_extending_a_misspelt_graph_is_refused_at_once(registered: str) -> None:
+    typo = registered.replace("compiler", "compiler-x")
+    with pytest.raises(UnknownPipelineError) as info:
+        extend_graph(typo, lambda g: None)
+    assert str(info.value).startswith(
+        f"cannot extend graph '{typo}': no pipeline graph is registered under that "
+        f"name; did you mean '{registered}'?"
+    )
+    assert "optional=True" in str(info.value)
+
+
+def test_an_extension_of_a_graph_never_registered_fails_the_schedule(
+    registered: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As while plugins load: the graph may still come, so the name is kept.
+    monkeypatch.setattr(graph_registered, "_extensions", {})
+    monkeypatch.setattr(registry, "_plugins_loading", True)
+    typo = registered.replace("compiler", "compilr")
+    extend_graph(typo, lambda g: None)
+    extend_graph("test-compose-maybe-installed", lambda g: None, optional=True)
+    monkeypatch.setattr(registry, "_plugins_loading", False)
+    with pytest.raises(
+        UnknownPipelineError,
+        match=r"an extension \((tests\.)?test_graph_compose\.test_an_extension_of_a_"
+        r"graph_never_registered_fails_the_schedule\.<locals>\.<lambda>\) was given "
+        rf"for graph '{typo}', but no pipeline graph was ever registered under that "
+        rf"name; did you mean '{registered}'\?",
+    ):
+        registered_schedule(registered)
+    graph_registered._extensions.pop(typo)  # pyright: ignore[reportPrivateUsage]
+    assert registered_schedule(registered).order == ("frontend", "optimization")
+
+
+def test_every_plugin_loads_and_the_failures_are_reported_together(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    install_plugins(
+        tmp_path,
+        monkeypatch,
+        {
+            "compiler_plugin": COMPILER,
+            "raising_plugin": "def register():\n    raise KeyError('numba-mlir')\n",
+        },
+        [
+            ("gone", "no_such_plugin_module:register"),
+            ("raising", "raising_plugin:register"),
+            ("compiler", "compiler_plugin:register"),
+        ],
+    )
+    try:
+        with pytest.raises(RegistrationError) as info:
+            registry.lookup_pipeline("test-plugin-compiler")
+        assert str(info.value) == (
+            "2 passflow.passes plugins failed to load; the others are registered:\n"
+            "- plugin 'gone' (entry point 'gone = no_such_plugin_module:register' in "
+            "group 'passflow.passes'): ModuleNotFoundError: No module named "
+            "'no_such_plugin_module'\n"
+            "- plugin 'raising' (entry point 'raising = raising_plugin:register' in "
+            "group 'passflow.passes'): KeyError: 'numba-mlir'\n"
+            "  fix: reinstall or fix the packages named, or uninstall them"
+        )
+        assert registry.lookup_pipeline("test-plugin-compiler") is not None
+    finally:
+        registry.unregister("test-plugin-compiler")

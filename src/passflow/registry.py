@@ -18,7 +18,7 @@ import importlib
 import inspect
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint, entry_points
 from typing import Any, TypeVar, cast, overload
 
 from passflow.diagnostics import OptionError, RegistrationError
@@ -31,10 +31,14 @@ from passflow.xdsl_passes import adapter_for
 __all__ = [
     "PassInfo",
     "PipelineInfo",
+    "PluginFailure",
+    "entry_point_origin",
+    "load_entry_points",
     "load_plugins",
     "lookup",
     "lookup_pass",
     "lookup_pipeline",
+    "plugins_loaded",
     "register_lazy",
     "register_pass",
     "register_pipeline",
@@ -110,6 +114,7 @@ listed as registered does not depend on what was looked up before."""
 _pipelines: dict[str, PipelineInfo] = {}
 _lazy: dict[str, _Lazy] = {}
 _plugins_loaded = False
+_plugins_loading = False
 
 
 def _origin(obj: object) -> str:
@@ -219,9 +224,67 @@ def unregister(argument: str) -> None:
     _lazy.pop(argument, None)
 
 
+@dataclass(frozen=True)
+class PluginFailure:
+    """A plugin that failed: its name, the entry point and distribution it comes
+    from (None for one given in code), and the exception it raised."""
+
+    name: str
+    entry_point: str | None
+    distribution: str | None
+    error: BaseException
+
+    @classmethod
+    def of(cls, entry: EntryPoint, error: BaseException) -> PluginFailure:
+        return cls(entry.name, *entry_point_origin(entry), error)
+
+    def __str__(self) -> str:
+        """`'name' (entry point ..., distribution ...): KeyError: 'x'`."""
+        where = [f"entry point {self.entry_point}"] if self.entry_point else []
+        if self.distribution:
+            where.append(f"distribution {self.distribution}")
+        origin = f" ({', '.join(where)})" if where else ""
+        return f"'{self.name}'{origin}: {type(self.error).__name__}: {self.error}"
+
+
+def entry_point_origin(entry: EntryPoint) -> tuple[str, str | None]:
+    """Where an entry point comes from, for messages: `'name = module:attr' in
+    group 'g'`, and its distribution, `name version` (None if unknown)."""
+    dist = getattr(entry, "dist", None)
+    distribution = None if dist is None else f"{dist.name} {dist.version}"
+    return f"'{entry.name} = {entry.value}' in group '{entry.group}'", distribution
+
+
+def load_entry_points(
+    group: str,
+) -> tuple[list[tuple[EntryPoint, object]], list[PluginFailure]]:
+    """Load every entry point of `group`: what each loaded, and the ones that
+    failed to import (each failure kept, so that one broken package does not
+    stop the others)."""
+    loaded: list[tuple[EntryPoint, object]] = []
+    failures: list[PluginFailure] = []
+    for entry in entry_points(group=group):
+        try:
+            loaded.append((entry, entry.load()))
+        except Exception as err:
+            failures.append(PluginFailure.of(entry, err))
+    return loaded, failures
+
+
+def plugins_loaded() -> bool:
+    """Whether every `passflow.passes` plugin has been loaded, so the registry
+    holds everything it will hold (False while they load)."""
+    return _plugins_loaded and not _plugins_loading
+
+
 def load_plugins() -> None:
-    """Register the built-in passes and every `passflow.passes` entry point (once)."""
-    global _plugins_loaded
+    """Register the built-in passes and every `passflow.passes` entry point (once).
+
+    Every plugin is loaded even when one fails; the failures are then raised
+    together as one `RegistrationError` naming each plugin, its entry point and
+    distribution, and what it raised. The plugins that loaded stay registered.
+    """
+    global _plugins_loaded, _plugins_loading
     if _plugins_loaded:
         return
     _plugins_loaded = True
@@ -229,10 +292,26 @@ def load_plugins() -> None:
     importlib.import_module("passflow.transforms")
     importlib.import_module("passflow.testing")
 
-    for entry in entry_points(group=ENTRY_POINT_GROUP):
-        loaded = entry.load()
-        if callable(loaded):
-            loaded()
+    _plugins_loading = True
+    try:
+        loaded, failures = load_entry_points(ENTRY_POINT_GROUP)
+        for entry, register in loaded:
+            if not callable(register):
+                continue
+            try:
+                register()
+            except Exception as err:
+                failures.append(PluginFailure.of(entry, err))
+    finally:
+        _plugins_loading = False
+    if failures:
+        listed = "\n".join(f"- plugin {failure}" for failure in failures)
+        raise RegistrationError(
+            f"{len(failures)} {ENTRY_POINT_GROUP} plugin"
+            f"{'s' * (len(failures) > 1)} failed to load; the others are "
+            f"registered:\n{listed}\n  fix: reinstall or fix the packages named, "
+            "or uninstall them"
+        ) from failures[0].error
 
 
 def lookup_pass(argument: str) -> PassInfo | None:

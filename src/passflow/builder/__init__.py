@@ -45,6 +45,7 @@ from passflow.builder.errors import (
     AnchorNotFoundError,
     BuilderError,
     ContradictionError,
+    ExtensionError,
     OrderingError,
     OrderingWarning,
 )
@@ -68,6 +69,7 @@ __all__ = [
     "Constraint",
     "ContradictionError",
     "Extension",
+    "ExtensionError",
     "FollowedByCleanup",
     "InBundle",
     "Occurrence",

@@ -8,6 +8,7 @@ line that starts with "fix:". Extensions catch these errors to fall back, as the
     └── BuilderError               a pipeline cannot be composed as asked
         ├── AnchorNotFoundError    no pass matches the anchor (or not that occurrence)
         ├── AmbiguousAnchorError   replace/remove matched several passes
+        ├── ExtensionError         extensions failed to load or run (all of them listed)
         └── OrderingError          ordering constraints are broken
             └── ContradictionError no order of the passes satisfies their constraints
 """
@@ -20,12 +21,14 @@ from passflow.diagnostics import PassflowError
 
 if TYPE_CHECKING:
     from passflow.builder.constraints import Violation
+    from passflow.registry import PluginFailure
 
 __all__ = [
     "AmbiguousAnchorError",
     "AnchorNotFoundError",
     "BuilderError",
     "ContradictionError",
+    "ExtensionError",
     "OrderingError",
     "OrderingWarning",
 ]
@@ -63,6 +66,26 @@ class AmbiguousAnchorError(BuilderError):
     Destructive edits must say which pass they mean. Insertions do not need to,
     because the "Pass Manager Builder" proposal gives them a rule: before the first occurrence, after the last.
     """
+
+
+class ExtensionError(BuilderError):
+    """Extensions failed to load (a missing module, an entry point that is not a
+    function) or raised while registering.
+
+    `failures` lists each one (`name`, `entry_point`, `distribution`, `error`);
+    `ran` names the extensions that ran. Each failing extension was undone on its
+    own, so the builder holds exactly what the others did.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        failures: tuple[PluginFailure, ...],
+        ran: tuple[str, ...],
+    ) -> None:
+        super().__init__(message)
+        self.failures = failures
+        self.ran = ran
 
 
 class OrderingError(BuilderError):

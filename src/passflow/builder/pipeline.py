@@ -29,7 +29,12 @@ from passflow.builder.constraints import (
     PrecededByCleanup,
     Violation,
 )
-from passflow.builder.discovery import EXTENSION_GROUP, Extension, discover_extensions
+from passflow.builder.discovery import (
+    EXTENSION_GROUP,
+    Extension,
+    extension_error,
+    find_extensions,
+)
 from passflow.builder.entries import (
     Entry,
     Level,
@@ -577,16 +582,32 @@ class PipelineBuilder:
         """Run every extension declared in the entry-point group `group`, and `extra`.
 
         Each runs as `register(builder)` inside `extension(name)`, in name order,
-        so it is attributed and all-or-nothing; an error in one propagates, with
-        that extension's changes undone and the ones before it kept. A discovered
-        extension wins over an `extra` one of the same name. Returns the names run.
+        so it is attributed and all-or-nothing. Every extension runs, whatever
+        the others do: one whose module is missing or fails to import is skipped,
+        one that raises is undone alone, and then one `ExtensionError` lists every
+        failure (the extension, its entry point and distribution, the error),
+        the builder keeping what the others did. A discovered extension wins
+        over an `extra` one of the same name. Returns the names run.
         """
         found = {extension.name: extension for extension in extra}
-        found.update((e.name, e) for e in discover_extensions(group))
+        discovered, failures = find_extensions(group)
+        found.update((e.name, e) for e in discovered)
+        ran: list[str] = []
         for name in sorted(found):
-            with self.extension(name):
-                found[name].register(self)
-        return tuple(sorted(found))
+            extension = found[name]
+            try:
+                with self.extension(name):
+                    extension.register(self)
+            except Exception as err:
+                failures.append(extension.failure(err))
+            else:
+                ran.append(name)
+        if failures:
+            failures.sort(key=lambda failure: failure.name)
+            raise extension_error(
+                "load_extensions()", failures, len(ran) + len(failures), tuple(ran)
+            )
+        return tuple(ran)
 
     def auto_cleanup(
         self, bundle: Bundle | None = None, *, enabled: bool = True

@@ -10,6 +10,7 @@ runs on a copy of the graph each time the schedule is built.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -37,7 +38,17 @@ __all__ = [
 ExtendGraph = Callable[[PipelineGraph], None]
 """Adds, replaces or removes pipelines of a registered graph (on a copy)."""
 
-_extensions: dict[str, list[ExtendGraph]] = {}
+
+@dataclass(frozen=True)
+class _Extension:
+    extend: ExtendGraph
+    optional: bool
+
+
+_extensions: dict[str, list[_Extension]] = {}
+_ever_registered: set[str] = set()
+"""Every name a graph was registered under, unregistered since or not: an
+extension of another name is a mistake (a typo), not a graph not loaded yet."""
 
 
 @dataclass(frozen=True)
@@ -63,16 +74,17 @@ class GraphPipeline:
         max_pipeline_runs: int | None = None,
     ) -> PipelineSchedule:
         """The registered graph, extended, as a schedule."""
+        _check_extended()
         graph = self.graph.copy()
         for extension in _extensions.get(self.argument, ()):
             try:
-                extension(graph)
+                extension.extend(graph)
             except PipelineGraphError:
                 raise
             except Exception as err:
                 raise PipelineGraphError(
-                    f"extension {_name(extension)} of graph '{self.argument}' failed: "
-                    f"{type(err).__name__}: {err}"
+                    f"extension {_name(extension.extend)} of graph "
+                    f"'{self.argument}' failed: {type(err).__name__}: {err}"
                 ) from err
         cap = (
             self.max_jumps_per_edge
@@ -110,17 +122,50 @@ def register_graph(
         GraphPipeline(name, graph, max_jumps_per_edge),
         options=options_with_default(max_jumps_per_edge),
     )
+    _ever_registered.add(name)
+
+
+def _graph_names() -> list[str]:
+    return sorted(
+        p.argument
+        for p in registry.registered_pipelines()
+        if isinstance(p.builder, GraphPipeline)
+    )
+
+
+def _suggest(name: str) -> str:
+    """`; did you mean 'x'?`, or the registered graphs when none is close."""
+    graphs = _graph_names()
+    close = difflib.get_close_matches(name, graphs, n=1)
+    if close:
+        return f"; did you mean '{close[0]}'?"
+    return f" (registered graphs: {', '.join(graphs) or 'none'})"
+
+
+_OPTIONAL_FIX = (
+    "fix: use the name the graph is registered under, or pass optional=True to "
+    "extend_graph to extend the graph only when it is installed"
+)
+
+
+def _check_extended() -> None:
+    """Refuse to build a schedule while an extension names a graph that was
+    never registered: once every plugin has loaded, that is a misspelt name."""
+    for name, extensions in _extensions.items():
+        required = [e for e in extensions if not e.optional]
+        if required and name not in _ever_registered:
+            raise UnknownPipelineError(
+                f"an extension ({_name(required[0].extend)}) was given for graph "
+                f"'{name}', but no pipeline graph was ever registered under that "
+                f"name{_suggest(name)}; {_OPTIONAL_FIX}"
+            )
 
 
 def _registered(argument: str) -> GraphPipeline:
     info = registry.lookup_pipeline(argument)
     if info is not None and isinstance(info.builder, GraphPipeline):
         return info.builder
-    graphs = sorted(
-        p.argument
-        for p in registry.registered_pipelines()
-        if isinstance(p.builder, GraphPipeline)
-    )
+    graphs = _graph_names()
     found = info or registry.lookup_pass(argument)
     kind = "pass pipeline" if isinstance(found, registry.PipelineInfo) else "pass"
     what = f"; '{argument}' is a {kind}, not a graph" if found is not None else ""
@@ -140,7 +185,9 @@ def lookup_graph(argument: str) -> PipelineGraph:
     return _registered(argument).graph
 
 
-def extend_graph(argument: str, extension: ExtendGraph) -> None:
+def extend_graph(
+    argument: str, extension: ExtendGraph, *, optional: bool = False
+) -> None:
     """Run `extension(graph)` on the graph registered as `argument` whenever its
     schedule is built, after the extensions added before it.
 
@@ -149,13 +196,25 @@ def extend_graph(argument: str, extension: ExtendGraph) -> None:
     may register, replace or remove pipelines, or edit a stage's builder
     (`graph.source(name)`). Extensions are kept by name for the life of the
     process, as entry-point plugins are.
+
+    A name no graph is registered under is a mistake, unless `optional` (extend
+    the graph if it is installed): once every plugin has loaded it raises
+    `UnknownPipelineError` at once, and before that, building any registered
+    graph's schedule raises it, with the closest registered name.
     """
     if not callable(extension):  # pyright: ignore[reportUnnecessaryComparison]
         raise PipelineGraphError(
             f"an extension of graph '{argument}' must be a function taking the "
             f"PipelineGraph, got {type(extension).__name__} {extension!r}"
         )
-    _extensions.setdefault(argument, []).append(extension)
+    if not optional and registry.plugins_loaded():
+        info = registry.lookup_pipeline(argument)
+        if info is None or not isinstance(info.builder, GraphPipeline):
+            raise UnknownPipelineError(
+                f"cannot extend graph '{argument}': no pipeline graph is registered "
+                f"under that name{_suggest(argument)}; {_OPTIONAL_FIX}"
+            )
+    _extensions.setdefault(argument, []).append(_Extension(extension, optional))
 
 
 def registered_schedule(
