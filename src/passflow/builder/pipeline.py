@@ -63,6 +63,7 @@ from passflow.builder.search import (
     boundary,
     matching_in,
     misfit,
+    misplaced,
     placement,
     select,
     unwrap,
@@ -447,14 +448,10 @@ class PipelineBuilder:
         what = f"add({_item_code(item)})"
         self._check_item(what, item, kinds)
         entries = entries_from(item, self._origin("add"), kinds)
-        passes = [e for e in entries if not isinstance(e, NestedEntry)]
-        op = misfit(passes, self.anchor, (*self._enclosing, self.anchor))
+        path = (*self._enclosing, self.anchor)
+        op = misfit(entries, self.anchor, path)
         if op is not None:
-            raise BuilderError(
-                f"{what}: it runs on '{op}' ops, which enclose this '{self.anchor}' "
-                f"pipeline, so it would never run here; fix: add it to the builder "
-                f"of the '{op}' pipeline"
-            )
+            raise BuilderError(f"{what}: {misplaced(op, self.anchor, path)}")
         self._apply(what, lambda: self._append(entries))
 
     def nest(self, op_name: str) -> PipelineBuilder:
@@ -562,13 +559,16 @@ class PipelineBuilder:
         level = entry.home
         assert level is not None
         units = entries_from(item, self._origin(f'add_at("{point}")'), kinds)
-        op = misfit(units, level.anchor, _anchors_to(level))
-        if op is not None:
+        path = _anchors_to(level)
+        op = misfit(units, level.anchor, path)
+        if op is not None and op in path:
             raise BuilderError(
                 f"{what}: it runs on '{op}' ops, which enclose the '{level.anchor}' "
                 f"pipeline of the point '{point}', so it would never run there; "
                 f"fix: add it at a point of the '{op}' pipeline"
             )
+        if op is not None:
+            raise BuilderError(f"{what}: {misplaced(op, level.anchor, path)}")
         units = unwrap(units, level)
 
         def change() -> None:
@@ -951,13 +951,15 @@ class PipelineBuilder:
         level, _ = site.steps[-1]
         path = (*self._enclosing, *(lv.anchor for lv, _ in site.steps))
         op = misfit(units, level.anchor, path)
-        if op is not None:
+        if op is not None and op in path:
             raise BuilderError(
                 f"{what}: the replacement runs on '{op}' ops, which enclose the "
                 f"'{level.anchor}' pipeline holding {site.describe()}; fix: "
                 "remove() the old pass and insert the new one next to the "
                 f"'{level.anchor}' pipeline"
             )
+        if op is not None:
+            raise BuilderError(f"{what}: {misplaced(op, level.anchor, path)}")
         units = unwrap(units, level)
         self._shared.tree.touch(level.entries)
         if site.bundle is None:

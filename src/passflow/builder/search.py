@@ -28,6 +28,7 @@ from passflow.builder.kinds import (
     anchor_text,
     is_anchor,
 )
+from passflow.builder.nesting import can_hold, home_hint, homes
 from passflow.builder.plan import make_plan, nested_text, pass_label
 from passflow.builder.tree import Tree
 
@@ -38,6 +39,7 @@ __all__ = [
     "find_sites",
     "matching_in",
     "misfit",
+    "misplaced",
     "placement",
     "select",
     "unwrap",
@@ -238,11 +240,18 @@ def placement(
         op = misfit(units, site.steps[depth][0].anchor, paths[depth])
         if op is None:
             return depth
+    assert op is not None
     searched = site.steps[0][0].anchor
+    if op in paths[0]:
+        raise BuilderError(
+            f"{what}: the new passes run on '{op}' ops, which enclose the "
+            f"'{searched}' pipeline searched, so they would never run there; fix: "
+            f"call {what.split('(')[0]} on the builder of the '{op}' pipeline"
+        )
     raise BuilderError(
-        f"{what}: the new passes run on '{op}' ops, which enclose the '{searched}' "
-        "pipeline searched, so they would never run there; fix: call "
-        f"{what.split('(')[0]} on the builder of the '{op}' pipeline"
+        f"{what}: it runs on '{op}' ops, which are only ever directly inside "
+        f"{homes(op)}, and no pipeline around '{site.display}' runs on those; fix: "
+        f"insert it next to a pass of a pipeline on {homes(op)} ({home_hint(op)})"
     )
 
 
@@ -250,17 +259,43 @@ def misfit(units: Sequence[Entry], anchor: str, path: tuple[str, ...]) -> str | 
     """The op of a unit that cannot run in a pipeline on `anchor` at `path`, or None.
 
     A pass restricted to op X can run there if the pipeline is on X or on any op, or
-    if X is none of the ops around the pipeline: then X ops may be nested inside, and
-    `build()` nests the pass. A module pass never goes inside `func.func(...)`. A
-    nested pipeline `X(...)` is judged like a pass restricted to X.
+    if X ops may sit directly inside `anchor` ops (`nesting.can_hold`) and X is
+    none of the ops around the pipeline: then `build()` nests the pass. A module
+    pass never goes inside `func.func(...)`, nor a `gpu.module` pass (a symbol,
+    which sits in a symbol table, never in a function). A nested pipeline `X(...)`
+    is judged like a pass restricted to X.
     """
     for unit in units:
         members = unit.members if isinstance(unit, BundleEntry) else [unit]
         for member in members:
             op = member.op_name
-            if op is not None and anchor not in (op, "any") and op in path:
+            if op is None or anchor in (op, "any"):
+                continue
+            if op in path or not can_hold(anchor, op):
                 return op
     return None
+
+
+def misplaced(op: str, anchor: str, path: tuple[str, ...]) -> str:
+    """Why a pass on `op` ops cannot run in the pipeline on `anchor` at `path`,
+    and where it could: the reason and the `fix:`, for `misfit`'s callers."""
+    if op in path:
+        return (
+            f"it runs on '{op}' ops, which enclose this '{anchor}' pipeline, so it "
+            f"would never run here; fix: add it to the builder of the '{op}' pipeline"
+        )
+    outer = next(
+        (a for a in reversed(path[:-1]) if a in (op, "any") or can_hold(a, op)), None
+    )
+    where = (
+        f"the builder of the enclosing '{outer}' pipeline"
+        if outer is not None
+        else f"a pipeline on {homes(op)} ({home_hint(op)})"
+    )
+    return (
+        f"it runs on '{op}' ops, which are never directly inside '{anchor}' ops, so "
+        f"'{anchor}({op}(...))' would never run; fix: add it to {where}"
+    )
 
 
 def unwrap(units: list[Entry], level: Level) -> list[Entry]:
