@@ -13,6 +13,7 @@ from passflow import (
     Nesting,
     OperationPass,
     OpPassManager,
+    OpToOpPassAdaptor,
     PassflowError,
     PassManager,
     PassNestingError,
@@ -250,6 +251,20 @@ def test_merging_sorts_op_specific_pipelines_and_puts_any_last(ctx: ir.Context) 
     pm.add(Record())
     pm.nest("func.func").add(Record())
     assert anchors(pm) == [["func.func"], ["func.func"]]
+
+
+def test_the_runner_runs_an_adaptor_never_its_run_on_operation(parse: Parse) -> None:
+    # MLIR's OpToOpPassAdaptor::runOnOperation() is unreachable: the runner
+    # (passflow.runner.run_adaptor) runs an adaptor over its children itself.
+    Record.log = []
+    pm = PassManager()
+    pm.nest("func.func").add(Record("nested"))
+    [adaptor] = pm.passes
+    assert isinstance(adaptor, OpToOpPassAdaptor)
+    pm.run(parse(TWO_FUNCS))
+    assert [sym for _, _, sym in Record.log] == ["a", "b"]
+    with pytest.raises(PassflowError, match=r"runs through passflow\.runner"):
+        adaptor.run_on_operation()
 
 
 def test_any_pipeline_skips_ops_some_pass_cannot_run_on(parse: Parse) -> None:

@@ -1,8 +1,8 @@
 """The contract between a nested-pipeline adaptor and the executor of its children.
 
-The adaptor (`passflow.manager.OpToOpPassAdaptor`) collects the children of its
-op that some pipeline accepts (`ChildWork.items`, in program order) and hands
-them to the run's `ChildExecutor`. Whatever the executor, the outcome must be
+The runner (`passflow.runner.run_adaptor`) collects the children of an
+adaptor's op that some pipeline of the adaptor accepts (`ChildWork.items`, in
+program order) and hands them to the run's `ChildExecutor`. Whatever the executor, the outcome must be
 what a serial run gives: the same IR, the same diagnostics in child order (with
 the text children wrote to stdout/stderr between them, where a serial run
 writes it), every child processed after a failure, the same statistics (each
@@ -10,9 +10,9 @@ child's effect on them applied in child order), instrumentation hooks
 serialized.
 
 This module is only that contract: the work, what an executor may use of the
-run (`ChildRunState`), and the executor interface. The pipeline runner reaches
-the executors as a callable (`ChildWork.run_pipeline`), so executors never call
-back into the pass manager. The executors themselves live in
+run (`ChildRunState`), and the executor interface. The runner hands the
+executors `run_pipeline` as a callable (`ChildWork.run_pipeline`), so this
+contract, below the runner, never imports it. The executors themselves live in
 `passflow.executors`.
 """
 

@@ -2,10 +2,12 @@
 
 `OpPassManager` is MLIR's: a list of passes for ops called `anchor` (or any op,
 for `any`), where `nest("func.func")` adds an `OpToOpPassAdaptor` that runs a
-nested pipeline on the matching direct children. The scheduling rules (which
-pass may run on which op, MLIR's adaptor checks) live here, decided once per
-pipeline and op name; the runner (`passflow.runner`) applies them, and the
-adaptor hands its children to the run's executor (`passflow.execution`).
+nested pipeline on the matching direct children. This module is the data of a
+pass tree and its scheduling rules (which pass may run on which op, MLIR's
+adaptor checks; which children an adaptor's pipelines run on), decided once
+per pipeline and op name; it runs nothing. The runner (`passflow.runner`),
+the layer above, applies the rules: it runs pipelines on ops and adaptors over
+their children.
 
 The top-level `PassManager`, which owns the context and the instruments, is in
 `passflow.pass_manager`.
@@ -14,19 +16,14 @@ The top-level `PassManager`, which owns the context and the instruments, is in
 from __future__ import annotations
 
 import sys
-import threading
 from collections.abc import Iterable, Iterator, Sequence
 from enum import Enum
 from typing import TextIO
 
 from passflow import ir
-from passflow.analysis import AnalysisManager
 from passflow.diagnostics import Diagnostic, PassflowError, PassNestingError, Severity
-from passflow.execution import ChildWork
-from passflow.instrumentation import PipelineParentInfo
 from passflow.ir import Context, Operation, OperationName
-from passflow.pass_base import Pass, PassPipeline, PassRun
-from passflow.runner import RunState, run_pipeline
+from passflow.pass_base import Pass, PassRun
 
 __all__ = [
     "Nesting",
@@ -310,7 +307,9 @@ class OpPassManager:
 
 
 class OpToOpPassAdaptor(Pass):
-    """The pass that runs nested pipelines on the direct children of its op."""
+    """The pass that runs nested pipelines on the direct children of its op:
+    its pipelines and which children they run on (`children_to_run`); the
+    runner runs them (`passflow.runner.run_adaptor`)."""
 
     name = "OpToOpPassAdaptor"
     is_adaptor = True
@@ -370,56 +369,13 @@ class OpToOpPassAdaptor(Pass):
         return items
 
     def run_on_operation(self) -> None:
-        """Run the pipelines on the children of the op (MLIR's
-        `runOnOperationImpl`).
-
-        Children go to the run's executor (serially on this thread when there is
-        at most one). A failing child does not stop its siblings; the adaptor
-        fails after all of them were processed.
-        """
-        op = self.get_operation()
-        run = self.get_run_state()
-        items = self.children_to_run(op)
-        if run.reference_only:
-            skip = run.reference_only
-            items = [item for item in items if id(item[1]) not in skip]
-        nested = any(child.parent_op() is not op for _, child in items)
-        parent_info = PipelineParentInfo(threading.get_ident(), self)
-
-        def run_child(pm: PassPipeline, child: Operation, am: AnalysisManager) -> bool:
-            return run_pipeline(pm, child, am, run, parent_info)
-
-        work = ChildWork(
-            self,
-            op,
-            self.get_analysis_manager(),
-            run,
-            items,
-            parent_info,
-            run_child,
+        """Never called: the runner runs an adaptor itself
+        (`passflow.runner.run_adaptor`), as MLIR's `OpToOpPassAdaptor::run` calls
+        the adaptor's own `runOnOperation(verifyPasses)`, not `runOnOperation()`."""
+        raise PassflowError(
+            f"pass '{self.name}' runs through passflow.runner.run_adaptor, "
+            "not run_on_operation"
         )
-        executor = run.executor
-        # Actions are numbered, logged and profiled in execution order: with a
-        # handler installed, children run here, one after the other, in program
-        # order, so that a debug counter skips the same pass applications every
-        # run and observers see this process's IR (docs/decisions.md).
-        ok = (
-            work.run_serially()
-            if len(items) <= 1
-            or executor is None
-            or run.action_handler is not None
-            or nested  # executors ship direct children only
-            else executor.run(work)
-        )
-        if not ok:
-            self.signal_pass_failure()
-
-    def get_run_state(self) -> RunState:
-        """The run this adaptor is part of (its executor, its action handler)."""
-        execution = self.execution_state
-        if execution is None or not isinstance(execution.run, RunState):
-            raise PassflowError(f"pass '{self.name}' is not running in a pass manager")
-        return execution.run
 
     def nested_pipelines(self) -> Sequence[OpPassManager]:
         return self.managers

@@ -1,10 +1,15 @@
-"""Running a finalized pipeline on an op: dispatch, verification, failure.
+"""Running passes: a pipeline on an op, and an adaptor over its children.
 
-This is the hot path of passflow, MLIR's `OpToOpPassAdaptor::run` and
-`runPipeline`. The scheduling checks (registered, IsolatedFromAbove,
-`can_schedule_on`) are the pipeline's, decided once per pipeline and op name and
-cached, so dispatching a pass to an op costs a few attribute stores and the
-call itself.
+This is the hot path of passflow, MLIR's `OpToOpPassAdaptor::run`,
+`runPipeline` and the adaptor's `runOnOperationImpl`, kept together as
+`Pass.cpp` keeps them: `run_pipeline` runs a pipeline's passes on one op,
+`run_pass` one pass on one op, and `run_adaptor` an adaptor's pipelines on the
+children of its op, handing them to the run's executor (`passflow.execution`)
+with `run_pipeline` as the way to run one. The pass managers
+(`passflow.manager`) are the data and the scheduling rules this module reads:
+which passes, which children, which checks, decided once per pipeline and op
+name and cached, so dispatching a pass to an op costs a few attribute stores
+and the call itself.
 
 `RunState` is what every pass of one `PassManager.run` shares; each dispatch
 gives the pass its own `PassExecutionState` for the duration.
@@ -21,18 +26,19 @@ from dataclasses import dataclass, field
 from passflow import ir
 from passflow.actions import ActionHandler, PassExecutionAction
 from passflow.analysis import ALL_PRESERVED, AnalysisManager
-from passflow.diagnostics import Diagnostic, DiagnosticEngine, Severity
-from passflow.execution import ChildExecutor
+from passflow.diagnostics import Diagnostic, DiagnosticEngine, PassflowError, Severity
+from passflow.execution import ChildExecutor, ChildWork
 from passflow.instrumentation import (
     InstrumentationError,
     PassInstrumentor,
     PipelineParentInfo,
 )
 from passflow.ir import Context, Operation
+from passflow.manager import OpToOpPassAdaptor
 from passflow.pass_base import Pass, PassExecutionState, PassPipeline
 from passflow.remarks import RemarkEngine, RemarkEvent
 
-__all__ = ["RunState", "run_pass", "run_pipeline"]
+__all__ = ["RunState", "run_adaptor", "run_pass", "run_pipeline"]
 
 
 @dataclass(eq=False)
@@ -152,10 +158,15 @@ class RunState:
         return run_pipeline(pipeline, op, am, self, info)
 
 
-def _run_body(pass_: Pass, execution: PassExecutionState, state: RunState) -> None:
+def _run_body(
+    pass_: Pass, execution: PassExecutionState, state: RunState, is_adaptor: bool
+) -> None:
     """The pass body, a crash turned into a failure: what an action executes."""
     try:
-        pass_.run_on_operation()
+        if is_adaptor:
+            run_adaptor(pass_, execution, state)
+        else:
+            pass_.run_on_operation()
     except InstrumentationError:
         raise
     except Exception as err:
@@ -168,6 +179,8 @@ def run_pass(
 ) -> bool:
     """MLIR's OpToOpPassAdaptor::run for one pass on one op (checks done by caller).
 
+    The body is the pass's `run_on_operation`, or `run_adaptor` for an adaptor
+    (`is_adaptor`), as MLIR's `run` calls the adaptor's own `runOnOperation`.
     With an action handler, the body runs as a `pass-execution` action, which the
     handler may skip: then the pass neither ran nor failed, preserved nothing
     (its op's analyses are dropped) and is verified, its hooks fired, as in MLIR.
@@ -192,7 +205,10 @@ def run_pass(
             handler = state.action_handler
             if handler is None:  # the hot path: _run_body, inlined
                 try:
-                    pass_.run_on_operation()
+                    if is_adaptor:
+                        run_adaptor(pass_, execution, state)
+                    else:
+                        pass_.run_on_operation()
                 except InstrumentationError:
                     raise
                 except Exception as err:
@@ -200,7 +216,7 @@ def run_pass(
                     execution.failed = True
             else:
                 handler(
-                    functools.partial(_run_body, pass_, execution, state),
+                    functools.partial(_run_body, pass_, execution, state, is_adaptor),
                     PassExecutionAction(pass_, op, is_adaptor),
                 )
         preserved = execution.preserved
@@ -266,3 +282,48 @@ def run_pipeline(
         return True
     finally:
         am.clear()
+
+
+def run_adaptor(adaptor: Pass, execution: PassExecutionState, state: RunState) -> None:
+    """Run an adaptor's pipelines on the children of its op (MLIR's
+    `OpToOpPassAdaptor::runOnOperationImpl`): the body `run_pass` runs for an
+    `OpToOpPassAdaptor`, whose own `run_on_operation` is never called.
+
+    The children its pipelines accept (`OpToOpPassAdaptor.children_to_run`, less
+    the run's reference-only ops) go to the run's executor, serially on this
+    thread when there is at most one. A failing child does not stop its
+    siblings; the adaptor fails after all of them were processed.
+    """
+    if not isinstance(adaptor, OpToOpPassAdaptor):
+        raise PassflowError(f"pass '{adaptor.name}' is not an OpToOpPassAdaptor")
+    op = execution.op
+    items = adaptor.children_to_run(op)
+    if state.reference_only:
+        skip = state.reference_only
+        items = [item for item in items if id(item[1]) not in skip]
+    nested = any(child.parent_op() is not op for _, child in items)
+    parent_info = PipelineParentInfo(threading.get_ident(), adaptor)
+    work = ChildWork(
+        adaptor,
+        op,
+        execution.analysis_manager,
+        state,
+        items,
+        parent_info,
+        functools.partial(run_pipeline, state=state, parent=parent_info),
+    )
+    executor = state.executor
+    # Actions are numbered, logged and profiled in execution order: with a
+    # handler installed, children run here, one after the other, in program
+    # order, so that a debug counter skips the same pass applications every
+    # run and observers see this process's IR (docs/decisions.md).
+    ok = (
+        work.run_serially()
+        if len(items) <= 1
+        or executor is None
+        or state.action_handler is not None
+        or nested  # executors ship direct children only
+        else executor.run(work)
+    )
+    if not ok:
+        execution.failed = True
