@@ -1,24 +1,35 @@
 """Pass dispatch cost: 10 no-op function passes over 2,000 functions.
 
 Prints microseconds per (pass x op) dispatch through `PassManager.run` (verifier
-off, no instrumentation) and the ratio to a bare loop that calls the same pass
-bodies on the same ops, measured in the same process. Run:
+off, serial, no instrumentation) and the ratio to a bare loop that calls the
+same pass bodies on the same ops, measured in the same process. Run:
 
     .venv/bin/python bench/dispatch.py [--functions N] [--passes N] [--repeat N]
+
+With `--against CHECKOUT` (another tree of passflow, e.g. made by
+`git worktree add /tmp/passflow-d4d11a7 d4d11a7`), the same `PassManager.run`
+measurement runs against this tree and each other tree in turn, `--rounds`
+times, alternating, each run in its own subprocess importing its tree's `src/`,
+so that both see the same slow and fast spells of a shared machine:
+
+    .venv/bin/python bench/dispatch.py --against /tmp/passflow-d4d11a7 --rounds 10
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import json
+import os
 import statistics
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 from passflow import OperationPass, PassManager, ir
-from passflow.analysis import AnalysisManager
-from passflow.diagnostics import DiagnosticEngine
-from passflow.pass_base import PassExecutionState
-from passflow.runner import RunState
+
+HERE = Path(__file__).resolve().parents[1]
 
 
 class NoOp(OperationPass):
@@ -54,6 +65,13 @@ def time_manager(module: ir.ModuleOp, passes: int, repeat: int) -> float:
 
 
 def time_bare_loop(module: ir.ModuleOp, passes: int, repeat: int) -> float:
+    # Imported here, not at the top: `--against` runs this file's
+    # `PassManager.run` measurement on older trees, which lack these internals.
+    from passflow.analysis import AnalysisManager
+    from passflow.diagnostics import DiagnosticEngine
+    from passflow.pass_base import PassExecutionState
+    from passflow.runner import RunState
+
     # Each body gets the one state it needs once; the loop only points it at
     # the next op, the least any manager must do per dispatch.
     run = RunState(ir.default_context(), DiagnosticEngine(), None, verify=False)
@@ -74,12 +92,93 @@ def time_bare_loop(module: ir.ModuleOp, passes: int, repeat: int) -> float:
     return statistics.median(samples)
 
 
+def measure_manager(functions: int, passes: int, repeat: int) -> float:
+    """Microseconds per dispatch through `PassManager.run` (median of `repeat`)."""
+    module = ir.parse_module(make_module_text(functions))
+    gc.disable()
+    managed = time_manager(module, passes, repeat)
+    gc.enable()
+    return managed / (functions * passes) * 1e6
+
+
+def run_in_tree(tree: Path, args: argparse.Namespace) -> float:
+    """One `measure_manager` run in a subprocess importing passflow from `tree`."""
+    env = dict(os.environ, PYTHONPATH=str(tree / "src"))
+    command = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--child",
+        f"--functions={args.functions}",
+        f"--passes={args.passes}",
+        f"--repeat={args.repeat}",
+    ]
+    done = subprocess.run(
+        command, env=env, cwd=tree, capture_output=True, text=True, check=True
+    )
+    result = json.loads(done.stdout)
+    imported = Path(result["passflow"]).resolve()
+    if not imported.is_relative_to(tree.resolve()):
+        raise SystemExit(f"{tree}: the subprocess imported passflow from {imported}")
+    return float(result["us_per_dispatch"])
+
+
+def compare(args: argparse.Namespace) -> None:
+    trees = [HERE, *(Path(t).resolve() for t in args.against)]
+    results: dict[Path, list[float]] = {tree: [] for tree in trees}
+    for round_ in range(args.rounds):
+        # Alternate, and swap who goes first each round.
+        order = trees if round_ % 2 == 0 else list(reversed(trees))
+        for tree in order:
+            results[tree].append(run_in_tree(tree, args))
+    dispatches = args.functions * args.passes
+    print(
+        f"functions={args.functions} passes={args.passes} dispatches={dispatches} "
+        f"rounds={args.rounds} (median of {args.repeat} runs each), us/dispatch"
+    )
+    for tree, values in results.items():
+        ordered = sorted(values)
+        label = f"{tree} ({_commit(tree)})"
+        print(
+            f"{label:<45} min {ordered[0]:.3f}  median {statistics.median(ordered):.3f}"
+            f"  max {ordered[-1]:.3f}   all: {' '.join(f'{v:.3f}' for v in values)}"
+        )
+
+
+def _commit(tree: Path) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(tree), "describe", "--always", "--dirty"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return done.stdout.strip() or "?"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--functions", type=int, default=2000)
     parser.add_argument("--passes", type=int, default=10)
     parser.add_argument("--repeat", type=int, default=15)
+    parser.add_argument(
+        "--against",
+        action="append",
+        default=[],
+        metavar="CHECKOUT",
+        help="another passflow tree to measure, alternating with this one",
+    )
+    parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+
+    if args.child:
+        import passflow
+
+        per = measure_manager(args.functions, args.passes, args.repeat)
+        print(json.dumps({"us_per_dispatch": per, "passflow": passflow.__file__}))
+        return
+    if args.against:
+        compare(args)
+        return
 
     module = ir.parse_module(make_module_text(args.functions))
     gc.disable()
