@@ -309,9 +309,9 @@ def small_inputs(context: ir.Context, repeat: int) -> None:
 # own peak memory and the sliced run's profile, as one JSON line on stderr.
 RUNNER = """
 import json, resource, sys, time
-from passflow.tools import opt
+from passflow.tools import chunk, opt
 profile = {}
-sliced = opt.run_sliced
+sliced = chunk.run_sliced_on
 def recording(*args, **kwargs):
     outcome = sliced(*args, **kwargs)
     found = getattr(outcome, "profile", None)
@@ -320,7 +320,7 @@ def recording(*args, **kwargs):
     else:
         profile["fallback"] = getattr(outcome, "reason", "?")
     return outcome
-opt.run_sliced = recording
+chunk.run_sliced_on = recording
 start = time.perf_counter()
 status = opt.main(sys.argv[1:])
 seconds = time.perf_counter() - start

@@ -32,7 +32,7 @@ from distributed.security import Security
 from passflow.execution import ChildExecutor
 from passflow.executors import DaskExecutor, make_executor
 from passflow.sliced import Fallback, SlicedOutcome
-from passflow.tools import opt, pass_manager_options
+from passflow.tools import chunk, opt, pass_manager_options
 
 HERE = pathlib.Path(__file__).parent
 LIT_CORPUS = sorted((HERE / "filecheck").rglob("*.mlir"))
@@ -94,9 +94,9 @@ def on_dask(dask_client: object, monkeypatch: pytest.MonkeyPatch) -> Iterator[Da
         runs.outcomes.append(outcome)
         return outcome
 
-    real = opt.run_sliced
+    real = chunk.run_sliced_on
     monkeypatch.setattr(pass_manager_options, "make_executor", executor)
-    monkeypatch.setattr(opt, "run_sliced", recording)
+    monkeypatch.setattr(chunk, "run_sliced_on", recording)
     yield runs
 
 
@@ -104,10 +104,10 @@ def whole_runs_only(monkeypatch: pytest.MonkeyPatch) -> None:
     """passflow-opt runs every chunk whole (through the executor), as it does
     with a flag that a sliced run cannot reproduce."""
 
-    def never(*_args: object) -> None:
-        return None
+    def never(*_args: object) -> bool:
+        return False
 
-    monkeypatch.setattr(opt, "sliced_jobs", never)
+    monkeypatch.setattr(chunk, "sliced_flags", never)
 
 
 def run_tool(argv: list[str]) -> tuple[int, str, str]:

@@ -13,6 +13,7 @@ import contextlib
 import dataclasses
 import io
 import multiprocessing
+import os
 import pathlib
 import textwrap
 from collections.abc import Iterator
@@ -31,7 +32,7 @@ from passflow.pipeline_text import parse_pass_pipeline
 from passflow.sliced import Fallback, SlicedOutcome, run_sliced, scan_slices
 from passflow.sliced.plan import SlicePlan
 from passflow.sliced.shipped import ExecutorLostError, shipped_runner
-from passflow.tools import opt, pass_manager_options
+from passflow.tools import chunk, opt, pass_manager_options
 
 HERE = pathlib.Path(__file__).parent
 LIT_CORPUS = sorted((HERE / "filecheck").rglob("*.mlir"))
@@ -83,9 +84,9 @@ def sliced_outcomes(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Outcome]]:
         seen.append(outcome)
         return outcome
 
-    real = opt.run_sliced
+    real = chunk.run_sliced_on
     monkeypatch.setattr(pass_manager_options, "make_executor", executor)
-    monkeypatch.setattr(opt, "run_sliced", recording)
+    monkeypatch.setattr(chunk, "run_sliced_on", recording)
     yield seen
 
 
@@ -553,3 +554,47 @@ def test_an_executor_that_goes_away_is_one_error() -> None:
 def test_an_unreachable_scheduler_is_one_error_within_the_timeout() -> None:
     with pytest.raises(PassflowError, match="cannot connect to the Dask scheduler"):
         DaskExecutor("tcp://127.0.0.1:1", timeout=0.5)
+
+
+# --- one owner for parallelism ---------------------------------------------------
+
+_FORK_LOG: list[pathlib.Path] = []
+
+
+def _log_fork() -> None:
+    if _FORK_LOG:
+        with _FORK_LOG[0].open("a") as log:
+            log.write(f"{os.getpid()} {os.getppid()}\n")
+
+
+os.register_at_fork(after_in_child=_log_fork)
+
+
+@pytest.mark.parametrize("jobs", [2, 3])
+@pytest.mark.parametrize("whole", [False, True])
+def test_jobs_bound_the_processes_of_a_run(
+    jobs: int, whole: bool, tmp_path: pathlib.Path, sliced_outcomes: list[Outcome]
+) -> None:
+    """`--jobs=N` is a bound on the whole process tree: a sliced run's workers
+    run their nested pipelines serially (they forked workers of their own
+    before), and a whole run forks at most N - 1 workers. Every fork is
+    logged by the forked process, with its parent."""
+    path = tmp_path / "input.mlir"
+    path.write_text(module(40))
+    log = tmp_path / "forks"
+    log.touch()
+    argv = [str(path), f"--jobs={jobs}", "--executor=process"]
+    argv.append("--pass-pipeline=builtin.module(func.func(cse,canonicalize))")
+    if whole:
+        argv.append("--mlir-pass-statistics")  # observed: runs whole
+    _FORK_LOG.append(log)
+    try:
+        status, _, _ = run_tool(argv)
+    finally:
+        _FORK_LOG.clear()
+    assert status == 0
+    forks = [line.split() for line in log.read_text().splitlines()]
+    parents = {parent for _, parent in forks}
+    assert parents == {str(os.getpid())}, forks  # no worker forked another
+    assert 1 <= len(forks) <= jobs - 1
+    assert [type(o) for o in sliced_outcomes] == [Fallback if whole else SlicedOutcome]

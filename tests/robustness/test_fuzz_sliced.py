@@ -27,7 +27,7 @@ from hypothesis import event, given
 
 from passflow.executors import ProcessExecutor, make_executor
 from passflow.sliced import Fallback, SlicedOutcome
-from passflow.tools import opt, pass_manager_options
+from passflow.tools import chunk, opt, pass_manager_options
 
 from .mlir_variants import modules, near_misses
 from .support import fuzz_settings, time_bound
@@ -60,10 +60,10 @@ def sliced_in_process(seen: Counter[str]) -> Generator[None]:
         seen["sliced" if isinstance(outcome, SlicedOutcome) else "fallback"] += 1
         return outcome
 
-    real = opt.run_sliced
+    real = chunk.run_sliced_on
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(pass_manager_options, "make_executor", executor)
-        patch.setattr(opt, "run_sliced", recording)
+        patch.setattr(chunk, "run_sliced_on", recording)
         yield
 
 

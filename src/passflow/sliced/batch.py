@@ -104,6 +104,12 @@ class BatchRunner:
         """This runner's results go to another process: encode kept ops."""
         self._references: dict[int, list[Operation]] = {}
 
+    def close(self) -> None:
+        """Stop collecting the pass manager's diagnostics (it may run on)."""
+        handlers = self.pm.diagnostics.handlers
+        if self._collect in handlers:
+            handlers.remove(self._collect)
+
     def _collect(self, diagnostic: Diagnostic) -> None:
         self.events.append(diagnostic)
 

@@ -11,8 +11,10 @@ from typing import cast
 
 from passflow import ir
 from passflow.diagnostics import Diagnostic, IRParseError, PassPipelineError
+from passflow.execution import ChildExecutor
 from passflow.executors.capture import captured_output
-from passflow.executors.forking import DEFAULT_SERIAL_BUDGET
+from passflow.executors.forking import DEFAULT_SERIAL_BUDGET, ProcessExecutor
+from passflow.executors.shipping import ShippingExecutor
 from passflow.executors.transfer import Decoder, EncodedOp
 from passflow.ir import Operation
 from passflow.pass_manager import PassManager
@@ -20,9 +22,18 @@ from passflow.sliced.batch import BatchResult, BatchRunner
 from passflow.sliced.local import run_local
 from passflow.sliced.plan import RemoteRun, SlicePlan, why_not_sliced
 from passflow.sliced.profile import SlicedProfile
-from passflow.sliced.scan import scan_text
+from passflow.sliced.scan import SourceSlices, scan_text
+from passflow.sliced.shipped import shipped_runner
 
-__all__ = ["Fallback", "SlicedOutcome", "SlicedProfile", "assemble", "run_sliced"]
+__all__ = [
+    "Fallback",
+    "SlicedOutcome",
+    "SlicedProfile",
+    "assemble",
+    "run_sliced",
+    "run_sliced_on",
+    "sliced_jobs_of",
+]
 
 
 @dataclass
@@ -45,6 +56,59 @@ class Fallback:
     """The file must run whole, in the parent: why."""
 
     reason: str
+
+
+def sliced_jobs_of(executor: ChildExecutor | None) -> int | None:
+    """How many jobs a sliced run on `executor` has, or None if it runs
+    nested pipelines in this process only: a process executor of two jobs or
+    more, or any executor that ships work elsewhere (Dask: two at least, the
+    parent waits)."""
+    if isinstance(executor, ShippingExecutor):
+        return max(2, executor.jobs)
+    if isinstance(executor, ProcessExecutor) and executor.jobs > 1:
+        return executor.jobs
+    return None
+
+
+def run_sliced_on(
+    executor: ChildExecutor | None,
+    text: str,
+    name: str,
+    pm: PassManager,
+    *,
+    first_line: int = 1,
+    generic: bool = False,
+    allow_unregistered: bool = False,
+) -> SlicedOutcome | Fallback:
+    """`run_sliced` with the jobs and the place of the batches `executor`
+    stands for: forked here for a process executor (its jobs and serial
+    budget), as tasks of a shipping executor's pool (Dask). The batches run
+    their nested pipelines serially, so the run's processes are the
+    executor's jobs, whatever the path."""
+    jobs = sliced_jobs_of(executor)
+    if jobs is None:
+        return Fallback("the executor runs nested pipelines in this process")
+    remote: RemoteRun | None = None
+    budget = DEFAULT_SERIAL_BUDGET
+    if isinstance(executor, ShippingExecutor):
+        remote = shipped_runner(
+            executor.executor,
+            jobs,
+            allow_unregistered=allow_unregistered,
+            context_factory=executor.context_factory,
+        )
+    elif isinstance(executor, ProcessExecutor):
+        budget = executor.serial_budget
+    return run_sliced(
+        text,
+        name,
+        pm,
+        first_line=first_line,
+        jobs=jobs,
+        generic=generic,
+        serial_budget=budget,
+        remote=remote,
+    )
 
 
 def run_sliced(
@@ -95,11 +159,36 @@ def _run(
         return Fallback(f"the scan cannot vouch for a cut: {slices}")
     scanned = time.perf_counter()
     head = nested_head(pm)
+    # The batches run their nested pipelines serially: the run's processes
+    # are the slicer's jobs, never the executor's workers inside them.
+    executor, head.executor = head.executor, None
+    runner: BatchRunner | None = None
     try:
         runner = BatchRunner(head, slices.shell_text, name, generic=generic)
+        return _run_plan(
+            pm, runner, slices, jobs, serial_budget, remote, start, scanned
+        )
     except (IRParseError, ValueError) as err:
+        if runner is not None:
+            raise
         return Fallback(f"the module's shell: {err}")
-    runner.keep_ops = head is not pm
+    finally:
+        head.executor = executor
+        if runner is not None:
+            runner.close()
+
+
+def _run_plan(
+    pm: PassManager,
+    runner: BatchRunner,
+    slices: SourceSlices,
+    jobs: int,
+    serial_budget: float,
+    remote: RemoteRun | None,
+    start: float,
+    scanned: float,
+) -> SlicedOutcome | Fallback:
+    runner.keep_ops = runner.pm is not pm
     problem = ir.verify(runner.module)
     if problem is not None:
         return Fallback(f"the module's shell does not verify: {problem.message}")

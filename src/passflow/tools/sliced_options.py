@@ -18,11 +18,9 @@ import sys
 from collections.abc import Sequence
 
 from passflow.diagnostics import Diagnostic, DiagnosticHandler
-from passflow.execution import ChildExecutor
-from passflow.executors import DaskExecutor, ProcessExecutor
 from passflow.executors.capture import CapturedOutput
 
-__all__ = ["replay_events", "sliced_jobs"]
+__all__ = ["replay_events", "sliced_flags"]
 
 _WHOLE_RUN_FLAGS = (
     "no_implicit_module",
@@ -44,21 +42,14 @@ _WHOLE_RUN_FLAGS = (
 )
 
 
-def sliced_jobs(args: argparse.Namespace, executor: ChildExecutor | None) -> int | None:
-    """How many jobs a sliced run of this command line has (None: run whole).
-
-    The executor must be a process executor of two jobs or more, or Dask; the
-    flags must be ones that a sliced run reproduces (the rest of the
-    conditions are the pass manager's, `passflow.sliced.why_not_sliced`)."""
+def sliced_flags(args: argparse.Namespace) -> bool:
+    """Whether the flags allow a sliced run: none of them observes the whole
+    run or changes what the input is. The executor decides the rest
+    (`passflow.sliced.run_sliced_on`), then the pass manager
+    (`passflow.sliced.why_not_sliced`)."""
     if any(getattr(args, flag, None) for flag in _WHOLE_RUN_FLAGS):
-        return None
-    if args.dump_pipeline_graph is not None or args.remark_format != "emitRemark":
-        return None
-    if isinstance(executor, DaskExecutor):
-        return max(2, executor.jobs)
-    if isinstance(executor, ProcessExecutor) and executor.jobs > 1:
-        return executor.jobs
-    return None
+        return False
+    return args.dump_pipeline_graph is None and args.remark_format == "emitRemark"
 
 
 def replay_events(events: Sequence[Diagnostic], handler: DiagnosticHandler) -> None:
