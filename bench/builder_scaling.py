@@ -8,7 +8,12 @@ phases, and extensions insert the rest before the first Lowering pass and after
 the last Bufferization pass. Prints the microseconds per call and the ratio to a
 bare loop that adds the same passes to an `OpPassManager`, measured in the same
 process (`OpPassManager.add` copies its tuple of passes, so the bare loop grows
-too). The target is 1,000 calls in under 0.5 s. Run:
+too). The target is 1,000 calls in under 0.5 s.
+
+Then it times 1,000 and 5,000 insertions into a 100-pass framework pipeline, with
+anchors on pass names (`insert_before(p, "bench-lower")`) and on kinds
+(`insert_before(p, PassKind.LOWERING)`), and prints each ratio 5,000 : 1,000 in
+the same run; linear would be 5 (the target: at most 7.5). Run:
 
     .venv/bin/python bench/builder_scaling.py [--sizes 100,1000,5000] [--repeat N]
 """
@@ -88,12 +93,21 @@ def calls(size: int) -> list[Call]:
     steps.append(lambda b: b.add(Bufferize()))
     steps.extend(lambda b: b.add(Late()) for _ in range(quarter))
     steps.extend(lambda b: b.add(Lower()) for _ in range(quarter))
-    while len(steps) < size:
-        if len(steps) % 2:
-            steps.append(lambda b: b.insert_before(Hardware(), PassKind.LOWERING))
-        else:
-            steps.append(lambda b: b.insert_after(Late(), PassKind.BUFFERIZATION))
+    steps.extend(insertions(size - len(steps), by_name=False))
     return steps
+
+
+def insertions(count: int, *, by_name: bool) -> list[Call]:
+    """`count` extension calls, alternately before the first Lowering pass and
+    after the last Bufferization pass, anchored on names or on kinds."""
+    lower: str = "bench-lower" if by_name else PassKind.LOWERING
+    bufferize: str = "bench-bufferize" if by_name else PassKind.BUFFERIZATION
+    return [
+        (lambda b: b.insert_before(Hardware(), lower))
+        if i % 2
+        else (lambda b: b.insert_after(Late(), bufferize))
+        for i in range(count)
+    ]
 
 
 def rules(builder: PipelineBuilder) -> None:
@@ -115,6 +129,21 @@ def time_builder(size: int) -> tuple[float, int]:
     passes = len(builder.build().passes)
     assert passes > 0
     return elapsed, len(steps)
+
+
+def time_insertions(count: int, *, by_name: bool) -> float:
+    """Seconds for `count` insertions into a 100-pass framework pipeline."""
+    base = calls(100)[:75]  # the framework's adds, without its extensions
+    builder = PipelineBuilder(framework="bench")
+    rules(builder)
+    for step in base:
+        step(builder)
+    steps = insertions(count, by_name=by_name)
+    gc.collect()
+    start = time.perf_counter()
+    for step in steps:
+        step(builder)
+    return time.perf_counter() - start
 
 
 def time_bare(size: int) -> float:
@@ -146,6 +175,16 @@ def main() -> None:
         print(
             f"{size:>7} {count:>6} {best:>9.3f} {per_call:>9.1f} {bare_call:>8.2f} "
             f"{per_call / bare_call:>7.0f}"
+        )
+    print()
+    print(f"{'anchors':>8} {'1,000 s':>9} {'5,000 s':>9} {'us/call':>15} {'ratio':>6}")
+    for by_name in (True, False):
+        small = min(time_insertions(1000, by_name=by_name) for _ in range(args.repeat))
+        large = min(time_insertions(5000, by_name=by_name) for _ in range(args.repeat))
+        calls_us = f"{small / 1000 * 1e6:.1f} -> {large / 5000 * 1e6:.1f}"
+        print(
+            f"{'names' if by_name else 'kinds':>8} {small:>9.3f} {large:>9.3f} "
+            f"{calls_us:>15} {large / small:>6.2f}"
         )
 
 

@@ -19,6 +19,7 @@ from passflow.builder import (
     Requires,
     cleanup,
 )
+from passflow.builder.entries import pass_entries
 from passflow.diagnostics import Severity
 
 
@@ -136,3 +137,26 @@ def test_random_edits_never_leave_a_violation_behind() -> None:
         accepted += 1
         assert "violations:" not in builder.explain()
     assert accepted > 50
+
+
+def test_order_keys_and_indexes_stay_right_when_one_spot_fills_up() -> None:
+    # Each insertion halves the gap between two keys, so the neighbours are
+    # re-keyed in ever wider windows: every key must stay in run order, and
+    # every anchor index must hold each matching pass once, under its key.
+    builder = PipelineBuilder()
+    builder.add(Bufferize())
+    for _ in range(50):
+        builder.add(Late())
+    for _ in range(50):
+        builder.add(Lower())
+    for _ in range(150):
+        builder.insert_before(Hardware(), "scale-lower")
+        builder.insert_after(Late(), "scale-bufferize")
+    tree = builder._shared.tree  # pyright: ignore[reportPrivateUsage]
+    keys = [entry.key for entry in pass_entries(tree.root.entries)]
+    assert keys == sorted(set(keys))
+    for anchor in ("scale-lower", "scale-bufferize", PassKind.LOWERING, "scale-late"):
+        ordered = tree.ordered(anchor)
+        assert len({id(entry) for entry in ordered.entries}) == len(ordered.entries)
+        assert ordered.keys == [entry.key for entry in ordered.entries]
+    assert len(tree.matching("scale-lower")) == 50

@@ -13,9 +13,11 @@ what the pipeline holds:
 - indexes: for each anchor searched so far, its matching passes sorted by key, so
   the first and last match are found by bisection.
 
-Changes are made inside transactions: the first time a transaction changes a list
-of entries, a copy of it is kept, and `rollback` puts every such list back. That is
-how every call stays all-or-nothing without copying the whole pipeline.
+Changes are made inside transactions, which journal how to undo them: an
+insertion by where it went and how many entries (undone by deleting them), any
+other change by a copy of the list taken the first time the transaction changes
+it in place. `rollback` undoes them in reverse order. That is how every call stays
+all-or-nothing without copying the pipeline, or even the list it inserts into.
 """
 
 from __future__ import annotations
@@ -79,6 +81,16 @@ class _Ordered:
         return None
 
 
+class _Journal:
+    """How to undo one transaction: in reverse order, each record either puts a
+    list back as it was (`saved`) or deletes `count` entries inserted at
+    `index`. Lists copied already are in `touched`."""
+
+    def __init__(self) -> None:
+        self.undo: list[tuple[list[Any], list[Any] | None, int, int]] = []
+        self.touched: set[int] = set()
+
+
 class Tree:
     """The root level with back-pointers, order keys, anchor indexes and undo."""
 
@@ -86,7 +98,7 @@ class Tree:
         self.root = root
         self._indexes: dict[object, _Ordered] = {}
         self._generation = kinds_generation()
-        self._journals: list[dict[int, tuple[list[Any], list[Any]]]] = []
+        self._journals: list[_Journal] = []
         self.added: list[PassEntry] = []
         """Passes placed since the last check, for the quick check."""
         self.dirty = False
@@ -98,46 +110,59 @@ class Tree:
     # --- transactions ----------------------------------------------------------
 
     def begin(self) -> None:
-        self._journals.append({})
+        self._journals.append(_Journal())
 
     def commit(self) -> None:
         journal = self._journals.pop()
         if self._journals:
             outer = self._journals[-1]
-            for key, saved in journal.items():
-                outer.setdefault(key, saved)
+            outer.undo.extend(journal.undo)
+            outer.touched |= journal.touched
 
     def rollback(self) -> None:
         """Put back every list of entries the transaction changed."""
         journal = self._journals.pop()
-        if not journal:
+        if not journal.undo:
             return
-        for entries, saved in journal.values():
-            entries[:] = saved
+        for entries, saved, index, count in reversed(journal.undo):
+            if saved is not None:
+                entries[:] = saved
+            else:
+                del entries[index : index + count]
         self.dirty = True
         self.renumber()
 
     def touch(self, entries: list[Any]) -> None:
-        """Remember `entries` as it is now, before the transaction changes it."""
+        """Remember `entries` as it is now, before the transaction changes it
+        in place (a removal, a replacement, a split)."""
         if self._journals:
             journal = self._journals[-1]
-            if id(entries) not in journal:
-                journal[id(entries)] = (entries, list(entries))
+            if id(entries) not in journal.touched:
+                journal.touched.add(id(entries))
+                journal.undo.append((entries, list(entries), 0, 0))
+
+    def _inserted(self, entries: list[Any], index: int, count: int) -> None:
+        """Remember that `count` entries were put at `index` of `entries`: undone
+        by deleting them, which costs what was inserted, not the list's length."""
+        if self._journals:
+            self._journals[-1].undo.append((entries, None, index, count))
 
     # --- changes ---------------------------------------------------------------
 
     def insert(self, level: Level, index: int, units: Sequence[Entry]) -> None:
         """Put `units` at `index` of `level`, keyed and indexed."""
-        self.touch(level.entries)
+        self._inserted(level.entries, index, len(units))
+        before = self._pass_before(level, index)
+        after = self._pass_after(level, index)
+        passes = list(pass_entries(list(units)))
+        for entry in passes:  # keeps the level sorted by key until `_spread`
+            entry.key = before.key if before is not None else float("-inf")
         level.entries[index:index] = units
         for unit in units:
             _home(unit, level)
-        passes = list(pass_entries(list(units)))
         if not passes:
             return
         self.classes.update(type(entry.pass_) for entry in passes)
-        before = self._pass_before(level, index)
-        after = self._pass_after(level, index + len(units))
         self._spread(before, passes, after)
         for entry in passes:
             self._index(entry)
@@ -154,20 +179,15 @@ class Tree:
         """
         left: list[PassEntry] = []  # neighbours before, nearest first
         right: list[PassEntry] = []  # neighbours after, nearest first
+        low_pass, high_pass = before, after  # the passes just outside the window
         width = 0
         while True:
-            low_pass = before
             while len(left) < width and low_pass is not None:
                 left.append(low_pass)
                 low_pass = self.pass_before(low_pass)
-            if left:
-                low_pass = self.pass_before(left[-1])
-            high_pass = after
             while len(right) < width and high_pass is not None:
                 right.append(high_pass)
                 high_pass = self.pass_after(high_pass)
-            if right:
-                high_pass = self.pass_after(right[-1])
             run = [*reversed(left), *passes, *right]
             low = low_pass.key if low_pass is not None else 0.0
             if high_pass is not None:
@@ -282,8 +302,9 @@ class Tree:
         """The last pass run before position `index` of `level`."""
         current = level
         while True:
-            for entry in reversed(current.entries[:index]):
-                found = _last_pass(entry)
+            entries = current.entries
+            for i in range(min(index, len(entries)) - 1, -1, -1):
+                found = _last_pass(entries[i])
                 if found is not None:
                     return found
             owner = current.owner
@@ -295,8 +316,9 @@ class Tree:
         """The first pass run at or after position `index` of `level`."""
         current = level
         while True:
-            for entry in current.entries[index:]:
-                found = _first_pass(entry)
+            entries = current.entries
+            for i in range(index, len(entries)):
+                found = _first_pass(entries[i])
                 if found is not None:
                     return found
             owner = current.owner
