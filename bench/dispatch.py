@@ -113,8 +113,10 @@ def run_in_tree(tree: Path, args: argparse.Namespace) -> float:
         f"--repeat={args.repeat}",
     ]
     done = subprocess.run(
-        command, env=env, cwd=tree, capture_output=True, text=True, check=True
+        command, env=env, cwd=tree, capture_output=True, text=True, check=False
     )
+    if done.returncode != 0:
+        raise SystemExit(f"{tree}: the measurement failed:\n{done.stderr}")
     result = json.loads(done.stdout)
     imported = Path(result["passflow"]).resolve()
     if not imported.is_relative_to(tree.resolve()):

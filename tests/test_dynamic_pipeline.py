@@ -156,3 +156,41 @@ def test_dynamic_pipeline_on_same_op_clears_the_callers_analyses(parse: Parse) -
     pm.add(UsesAnalysis())
     pm.run(parse(TEXT))
     assert observed == [None]
+
+
+class Reentrant(OperationPass):
+    """Runs a dynamic pipeline holding itself on the first function, where it
+    fails; its outer run must get its own op and outcome back."""
+
+    argument = "reentrant"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inner = False
+        self.log: list[tuple[str, str | None]] = []
+
+    def run_on_operation(self) -> None:
+        op = self.get_operation()
+        if self.inner:
+            self.log.append(("inner", ir.symbol_name(op)))
+            self.signal_pass_failure()
+            return
+        self.inner = True
+        nested = OpPassManager("func.func")
+        nested.add(self)
+        ok = self.run_pipeline(nested, next(iter(ir.direct_children(op))))
+        self.inner = False
+        self.log.append(("outer", ir.operation_name(self.get_operation()).name))
+        assert not ok
+        assert not self.failed  # the inner run's failure is not the outer's
+        self.mark_all_analyses_preserved()
+
+
+def test_a_pass_that_runs_itself_gets_its_outer_state_back(parse: Parse) -> None:
+    module = parse(TEXT)
+    reentrant = Reentrant()
+    pm = PassManager()
+    pm.add(reentrant)
+    pm.run(module)
+    assert reentrant.log == [("inner", "a"), ("outer", "builtin.module")]
+    assert reentrant.execution_state is None

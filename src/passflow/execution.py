@@ -105,10 +105,16 @@ class ChildWork:
         )
 
     def run_serially(self) -> bool:
-        """Run every item in order on this thread; False if any child failed."""
+        """Run every item in order on this thread; False if any child failed.
+
+        `run_item` for each, unrolled: this is the serial run's loop over the
+        children of every adaptor."""
+        pipelines = self.pipelines
+        run = self.run_pipeline
+        nest = self.am.nest
         ok = True
-        for position in range(len(self.items)):
-            if not self.run_item(position):
+        for index, child in self.items:
+            if not run(pipelines[index], child, nest(child)):
                 ok = False
         return ok
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import threading
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from passflow import ir
@@ -38,7 +38,12 @@ from passflow.manager import OpToOpPassAdaptor
 from passflow.pass_base import Pass, PassExecutionState, PassPipeline
 from passflow.remarks import RemarkEngine, RemarkEvent
 
-__all__ = ["RunState", "run_adaptor", "run_pass", "run_pipeline"]
+__all__ = ["PassStep", "RunState", "run_adaptor", "run_pass", "run_pipeline"]
+
+PassStep = tuple[Pass, bool, bool, PassExecutionState]
+"""A pass of a pipeline as the run loop dispatches it: the pass, whether it is
+an adaptor (`PassPipeline.adaptor_flags`), whether it checks each op
+(`Pass.checks_each_op`), and its `PassExecutionState` in the run."""
 
 
 @dataclass(eq=False)
@@ -74,6 +79,38 @@ class RunState:
     """One `PassExecutionState` per pass (by identity: a dataclass pass is not
     hashable), reused from op to op: cheaper than a new one per dispatch, which
     would double the cost of dispatching."""
+    _steps: dict[int, tuple[Sequence[Pass], tuple[PassStep, ...]]] = field(
+        default_factory=lambda: dict[int, tuple[Sequence[Pass], tuple[PassStep, ...]]]()
+    )
+
+    def pipeline_steps(
+        self, pm: PassPipeline, op: Operation, am: AnalysisManager
+    ) -> tuple[PassStep, ...]:
+        """`pm`'s passes as the run loop dispatches them (`PassStep`), made once
+        per pipeline and run, so that a dispatch reads them from one tuple.
+        Cached by the identity of `pm.passes`, which the cache holds, so that an
+        edited pipeline (or a new one at the same address) is never given
+        another's steps."""
+        passes = pm.passes
+        found = self._steps.get(id(passes))
+        if found is not None and found[0] is passes:
+            return found[1]
+        steps = tuple(
+            (p, adaptor, p.checks_each_op, self.execution_state_of(p, op, am))
+            for p, adaptor in zip(passes, pm.adaptor_flags(), strict=True)
+        )
+        self._steps[id(passes)] = (passes, steps)
+        return steps
+
+    def execution_state_of(
+        self, pass_: Pass, op: Operation, am: AnalysisManager
+    ) -> PassExecutionState:
+        """The pass's `PassExecutionState` in this run (made on first use)."""
+        found = self.execution_states.get(id(pass_))
+        if found is None:
+            found = PassExecutionState(op, am, self)
+            self.execution_states[id(pass_)] = found
+        return found
 
     def emit(self, diagnostic: Diagnostic) -> None:
         """Record a diagnostic; inside `begin_capture` it is buffered for replay.
@@ -175,9 +212,18 @@ def _run_body(
 
 
 def run_pass(
-    pass_: Pass, op: Operation, am: AnalysisManager, state: RunState, is_adaptor: bool
+    pass_: Pass,
+    op: Operation,
+    am: AnalysisManager,
+    state: RunState,
+    is_adaptor: bool,
+    execution: PassExecutionState | None = None,
 ) -> bool:
     """MLIR's OpToOpPassAdaptor::run for one pass on one op (checks done by caller).
+
+    `execution` is the pass's state object in this run
+    (`RunState.pipeline_steps`; None: looked up); a pass that runs itself
+    re-entrantly gets a fresh one, and its outer one back after.
 
     The body is the pass's `run_on_operation`, or `run_adaptor` for an adaptor
     (`is_adaptor`), as MLIR's `run` calls the adaptor's own `runOnOperation`.
@@ -186,12 +232,11 @@ def run_pass(
     (its op's analyses are dropped) and is verified, its hooks fired, as in MLIR.
     """
     outer = pass_.execution_state  # set when the pass runs itself re-entrantly
-    execution = None if outer is not None else state.execution_states.get(id(pass_))
-    if execution is None:
+    if outer is not None:
         execution = PassExecutionState(op, am, state)
-        if outer is None:
-            state.execution_states[id(pass_)] = execution
     else:
+        if execution is None:
+            execution = state.execution_state_of(pass_, op, am)
         execution.op = op
         execution.analysis_manager = am
         execution.failed = False
@@ -267,15 +312,16 @@ def run_pipeline(
         if instrumentor is not None and parent is not None:
             instrumentor.run_before_pipeline(pm.op_name, parent)
         errors = pm.schedule_errors(ir.operation_name(op))
-        adaptors = pm.adaptor_flags()
-        for index, pass_ in enumerate(pm.passes):
-            message = errors[index] if errors is not None else None
-            if message is None and pass_.checks_each_op:
-                message = pm.op_schedule_error(index, op)
-            if message is not None:
-                state.op_error(op, message)
-                return False
-            if not run_pass(pass_, op, am, state, adaptors[index]):
+        steps = state.pipeline_steps(pm, op, am)
+        for index, (pass_, is_adaptor, checks_op, execution) in enumerate(steps):
+            if errors is not None or checks_op:
+                message = errors[index] if errors is not None else None
+                if message is None and checks_op:
+                    message = pm.op_schedule_error(index, op)
+                if message is not None:
+                    state.op_error(op, message)
+                    return False
+            if not run_pass(pass_, op, am, state, is_adaptor, execution):
                 return False
         if instrumentor is not None and parent is not None:
             instrumentor.run_after_pipeline(pm.op_name, parent)
@@ -303,14 +349,13 @@ def run_adaptor(adaptor: Pass, execution: PassExecutionState, state: RunState) -
         items = [item for item in items if id(item[1]) not in skip]
     nested = any(child.parent_op() is not op for _, child in items)
     parent_info = PipelineParentInfo(threading.get_ident(), adaptor)
+
+    def run_child(pm: PassPipeline, child: Operation, am: AnalysisManager) -> bool:
+        # A closure, not a partial with keywords: a third of the cost per child.
+        return run_pipeline(pm, child, am, state, parent_info)
+
     work = ChildWork(
-        adaptor,
-        op,
-        execution.analysis_manager,
-        state,
-        items,
-        parent_info,
-        functools.partial(run_pipeline, state=state, parent=parent_info),
+        adaptor, op, execution.analysis_manager, state, items, parent_info, run_child
     )
     executor = state.executor
     # Actions are numbered, logged and profiled in execution order: with a
