@@ -7,7 +7,13 @@ RUNTIME_STAMP := $(VENV)/.installed-runtime
 
 .PHONY: demo test lint typecheck pytest lit docs clean fuzz browser
 
+# xDSL 0.74 needs Python 3.11: say so before making a venv that cannot install it.
+PYTHON_CHECK := import sys; sys.exit(sys.version_info < (3, 11) and \
+	"make: passflow needs Python 3.11 or newer (xDSL does); $(PYTHON) is Python %d.%d:" \
+	" run make with PYTHON=python3.11 (or newer)" % sys.version_info[:2])
+
 $(BIN)/python:
+	@$(PYTHON) -c '$(PYTHON_CHECK)'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
@@ -28,20 +34,37 @@ pytest: $(STAMP) browser
 	$(BIN)/pytest
 
 # tests/test_report_browser.py opens the HTML run report in the system's Chromium
-# (Playwright drives it; it downloads no browser of its own).
+# (Playwright drives it; it downloads no browser of its own). When it is missing,
+# make installs nothing system-wide unasked: it asks on a terminal, installs with
+# CHROMIUM_INSTALL=yes, and otherwise stops and prints the command to run.
 CHROMIUM := /usr/bin/chromium
+CHROMIUM_INSTALL ?=
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+INSTALL_CHROMIUM = $(SUDO) apt-get install -y chromium
 browser:
 	@if [ ! -x $(CHROMIUM) ]; then \
+		echo "make: the run report's browser test (tests/test_report_browser.py)" \
+			"needs Chromium at $(CHROMIUM)" >&2; \
 		if ! command -v apt-get >/dev/null 2>&1; then \
-			echo "make: $(CHROMIUM) is missing and apt-get is not available:" \
-				"install Chromium with your package manager (the report's browser" \
-				"test needs it)" >&2; \
+			echo "make: install it with your package manager" >&2; \
 			exit 1; \
 		fi; \
-		echo "installing Chromium for the report's browser test (apt-get)"; \
-		$(SUDO) apt-get install -y chromium || \
-			{ $(SUDO) apt-get update && $(SUDO) apt-get install -y chromium; }; \
+		answer="$(CHROMIUM_INSTALL)"; \
+		if [ -z "$$answer" ] && [ -t 0 ]; then \
+			printf "make: install it system-wide now, with '%s'? [y/N] " \
+				"$(INSTALL_CHROMIUM)" >&2; \
+			read -r answer || answer=; \
+		fi; \
+		case "$$answer" in \
+			y|Y|yes) \
+				echo "$(INSTALL_CHROMIUM)"; \
+				$(INSTALL_CHROMIUM) || \
+					{ $(SUDO) apt-get update && $(INSTALL_CHROMIUM); } ;; \
+			*) \
+				echo "make: not installing it: run '$(INSTALL_CHROMIUM)'," \
+					"or make test CHROMIUM_INSTALL=yes" >&2; \
+				exit 1 ;; \
+		esac; \
 	fi
 
 lit: $(STAMP)

@@ -1,5 +1,5 @@
 """The HTML run report in a real browser: the system's Chromium (Debian package,
-`/usr/bin/chromium`, which `make test` installs when missing) driven headless
+`/usr/bin/chromium`, which `make test` offers to install when missing) driven headless
 by Playwright. The pass list, a diff and the timing chart must render, the
 script must work, and the console must stay free of errors.
 
@@ -26,7 +26,8 @@ CHROMIUM = "/usr/bin/chromium"
 @pytest.fixture
 def page() -> Iterator[Page]:
     assert os.access(CHROMIUM, os.X_OK), (
-        f"{CHROMIUM} is missing: `make test` installs it (apt-get install chromium)"
+        f"{CHROMIUM} is missing: `make test CHROMIUM_INSTALL=yes` installs it "
+        "(apt-get install chromium)"
     )
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
