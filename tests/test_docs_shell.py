@@ -1,20 +1,21 @@
 """Every shell block of README.md and docs/*.md runs, and prints what it shows.
 
-A page's shell blocks run in order in one temporary directory, with the venv's
-bin first on PATH; the directory holds `in.mlir` and `input.mlir` (copies of
-examples/functions.mlir), `examples/` and `.venv` (links to the repository's),
-and every block marked `{file=NAME}` above the block that runs. A block of
-`$ command` lines shows each command's output (stdout and stderr, as a terminal
-shows them; a `...` line stands for any lines): the output must be that. A block
-without prompts is a script: it must exit 0. `{no-run="why"}` says why a block
-cannot run here (tests/docs_blocks.py describes the markers).
+A page's shell blocks run in order in one temporary directory that looks like a
+fresh clone after `make demo`: it holds `examples/` and `.venv` (links to the
+repository's) and every block marked `{file=NAME}` above the block that runs,
+nothing else. Each block runs as written, in a fresh shell whose PATH holds no
+passflow tool, with only the README's setup line (`SETUP`) run first. A block
+of `$ command` lines is a transcript, fenced `console`: it shows each command's
+output (stdout and stderr, as a terminal shows them; a `...` line stands for
+any lines), and the output must be that. A block without prompts is a script:
+it must exit 0. `{no-run="why"}` says why a block cannot run here
+(tests/docs_blocks.py describes the markers).
 """
 
 from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -29,12 +30,19 @@ SHELL_PAGES = [
 NO_RUN = [block for block in all_blocks() if "no-run" in block.attributes]
 
 
+SETUP = 'export PATH="$PWD/.venv/bin:$PATH"'
+"""The README's one instruction for finding the commands, applied to every block."""
+
+
 def _workspace(directory: Path) -> dict[str, str]:
-    for name in ("in.mlir", "input.mlir"):
-        shutil.copy(ROOT / "examples" / "functions.mlir", directory / name)
     (directory / "examples").symlink_to(ROOT / "examples")
     (directory / ".venv").symlink_to(BIN.parent)
-    return {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}
+    path = [
+        entry
+        for entry in os.environ["PATH"].split(os.pathsep)
+        if entry and not (Path(entry) / "passflow-opt").exists()
+    ]
+    return {**os.environ, "PATH": os.pathsep.join(path)}
 
 
 def _complete(command: str) -> bool:
@@ -80,7 +88,7 @@ def _run(block: Block, directory: Path, env: dict[str, str]) -> None:
     if block.code.startswith("$ "):
         for command, expected in _sessions(block.code):
             done = subprocess.run(
-                ["bash", "-o", "pipefail", "-c", command],
+                ["bash", "-o", "pipefail", "-c", f"{SETUP}\n{command}"],
                 cwd=directory,
                 env=env,
                 stdout=subprocess.PIPE,
@@ -96,7 +104,7 @@ def _run(block: Block, directory: Path, env: dict[str, str]) -> None:
             )
         return
     done = subprocess.run(
-        ["bash", "-e", "-u", "-o", "pipefail", "-c", block.code],
+        ["bash", "-e", "-u", "-o", "pipefail", "-c", f"{SETUP}\n{block.code}"],
         cwd=directory,
         env=env,
         capture_output=True,
@@ -125,3 +133,24 @@ def test_the_shell_blocks_of_the_page_run(page: Path, tmp_path: Path) -> None:
 @pytest.mark.parametrize("block", NO_RUN, ids=[block.where for block in NO_RUN])
 def test_a_block_that_cannot_run_says_why(block: Block) -> None:
     assert len(block.attributes["no-run"].split()) >= 3, block.where
+
+
+def test_the_readme_gives_the_setup_the_blocks_run_with() -> None:
+    assert (
+        f"\n{SETUP}    # or: source .venv/bin/activate\n"
+        in (ROOT / "README.md").read_text()
+    )
+
+
+SHELL_BLOCKS = [block for block in all_blocks() if block.language in SHELL]
+
+
+@pytest.mark.parametrize(
+    "block", SHELL_BLOCKS, ids=[block.where for block in SHELL_BLOCKS]
+)
+def test_a_transcript_is_fenced_console_and_a_script_is_not(block: Block) -> None:
+    transcript = block.code.startswith("$ ")
+    assert transcript == (block.language == "console"), (
+        f"{block.where}: a block of `$ command` lines and their output is fenced "
+        "`console`; a script is fenced `sh`"
+    )
