@@ -15,6 +15,7 @@ sliced, so a scan that gives up on everything would not pass.
 from __future__ import annotations
 
 import contextlib
+import gc
 import io
 import math
 import tempfile
@@ -69,8 +70,13 @@ def sliced_in_process(seen: Counter[str]) -> Generator[None]:
 
 def run_tool(argv: list[str]) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        status = opt.main(argv)
+    collecting = gc.isenabled()
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            status = opt.main(argv)
+    finally:
+        if collecting:  # passflow-opt turns the collector off for its process
+            gc.enable()
     return status, out.getvalue(), err.getvalue()
 
 

@@ -34,7 +34,24 @@ from passflow.ir import Operation
 from passflow.pass_manager import PassManager
 from passflow.sliced.scan import PieceText
 
-__all__ = ["BatchResult", "BatchRunner"]
+__all__ = ["BatchResult", "BatchRunner", "PieceOutcome"]
+
+
+@dataclass
+class PieceOutcome:
+    """What one piece's run gave, when the pieces of a batch run one at a
+    time (`BatchRunner.run(separately=True)`, for the result cache): its
+    diagnostics and captured output, whether the pipeline failed on it, its
+    ops as printed inside the module (None if it failed), its symbols before
+    and after, and its header before and after (when watched)."""
+
+    index: int
+    events: list[Diagnostic]
+    failed: bool
+    body: str | None
+    initial_symbols: list[str]
+    symbols: list[str]
+    header: tuple[str, str] | None
 
 
 @dataclass
@@ -64,6 +81,8 @@ class BatchResult:
     )
     fallback: str | None = None
     seconds: float = 0.0
+    parts: list[PieceOutcome] = field(default_factory=lambda: list[PieceOutcome]())
+    """Each piece's outcome, when the batch ran them one at a time."""
 
 
 class BatchRunner:
@@ -140,10 +159,14 @@ class BatchRunner:
         own: Sequence[tuple[int, PieceText]],
         references: Sequence[tuple[int, PieceText]],
         watched: frozenset[int],
+        *,
+        separately: bool = False,
     ) -> BatchResult:
         """Parse, verify, run and print the pieces `own` (texts of one or
         more pieces, each with its first piece's index), with `references`
-        beside them; report the header of each own piece in `watched`."""
+        beside them; report the header of each own piece in `watched`.
+        `separately`: run and print each piece on its own (one piece per
+        text), its outcome in `parts`."""
         start = time.perf_counter()
         result = BatchResult(batch)
         block = self.module.body.block
@@ -151,7 +174,10 @@ class BatchRunner:
         collecting = gc.isenabled()
         gc.disable()  # as passflow-opt runs; the batch collects once, at its end
         try:
-            result = self._run(result, own, references, watched, placed)
+            if separately:
+                result = self._run_each(result, own, references, watched, placed)
+            else:
+                result = self._run(result, own, references, watched, placed)
         except IRParseError as err:
             result.fallback = f"parse error: {err.diagnostic.message}"
         except Exception as err:  # outside the passes: the whole file will tell
@@ -229,6 +255,50 @@ class BatchRunner:
             result.fallback = "the printed module does not have the shell's form"
             return result
         result.body = printed[len(self.prefix) : -2]
+        return result
+
+    def _run_each(
+        self,
+        result: BatchResult,
+        own: Sequence[tuple[int, PieceText]],
+        references: Sequence[tuple[int, PieceText]],
+        watched: frozenset[int],
+        placed: list[Operation],
+    ) -> BatchResult:
+        """Each piece of `own` parsed, verified, run and printed alone (with
+        the pieces it references), as a batch of one: its outcome in `parts`,
+        the batch's in `result` (their sum)."""
+        for index, piece in own:
+            beside = [(i, text) for i, text in references if i != index]
+            part = self._run(
+                BatchResult(result.batch), [(index, piece)], beside, watched, placed
+            )
+            block = self.module.body.block
+            for op in list(block.ops):
+                op.detach()
+            placed.clear()
+            if part.fallback is not None:
+                result.fallback = part.fallback
+                return result
+            result.parts.append(
+                PieceOutcome(
+                    index,
+                    part.events,
+                    part.failed,
+                    part.body,
+                    part.initial_symbols,
+                    part.symbols,
+                    part.headers.get(index),
+                )
+            )
+            result.events += part.events
+            result.failed = result.failed or part.failed
+            result.initial_symbols += part.initial_symbols
+            result.symbols += part.symbols
+            result.headers.update(part.headers)
+        bodies = [part.body for part in result.parts]
+        if not result.failed:
+            result.body = "\n".join(body or "" for body in bodies)
         return result
 
 

@@ -41,7 +41,13 @@ class _Worker:
 
 def run_batch(plan: SlicePlan, runner: BatchRunner, batch: int) -> BatchResult:
     """Batch `batch` of `plan`, run here."""
-    return runner.run(batch, plan.own(batch), plan.references(batch), plan.watched)
+    return runner.run(
+        batch,
+        plan.own(batch),
+        plan.references(batch),
+        plan.watched,
+        separately=plan.separately,
+    )
 
 
 def run_local(

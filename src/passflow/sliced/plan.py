@@ -4,7 +4,7 @@ pipelines it applies to."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from passflow.manager import OpToOpPassAdaptor
@@ -44,17 +44,28 @@ class SlicePlan:
     """The batches of a sliced run: contiguous ranges of pieces, in order."""
 
     slices: SourceSlices
-    batches: tuple[range, ...]
+    batches: tuple[tuple[int, ...], ...]
     defined_by: dict[str, int]
     watched: frozenset[int]
     """Pieces another piece references: their headers are compared after the
     run, since the other piece only saw them as they were."""
+    separately: bool = False
+    """Each piece runs and prints on its own (`BatchRunner.run(separately=)`),
+    for the result cache: its outcome is its own."""
 
     @staticmethod
-    def of(slices: SourceSlices, jobs: int) -> SlicePlan:
-        count = len(slices.pieces)
+    def of(
+        slices: SourceSlices,
+        jobs: int,
+        pieces: Sequence[int] | None = None,
+        *,
+        separately: bool = False,
+    ) -> SlicePlan:
+        """Batches of `pieces` (default: all of them, in order)."""
+        chosen = list(range(len(slices.pieces)) if pieces is None else pieces)
+        count = len(chosen)
         size = max(1, min(MAX_BATCH, math.ceil(count / (jobs * BATCHES_PER_JOB))))
-        batches = tuple(range(i, min(i + size, count)) for i in range(0, count, size))
+        batches = tuple(tuple(chosen[i : i + size]) for i in range(0, count, size))
         defined_by = slices.defined_by()
         watched = frozenset(
             defined_by[name]
@@ -62,7 +73,7 @@ class SlicePlan:
             for name in piece.references
             if name in defined_by
         )
-        return SlicePlan(slices, batches, defined_by, watched)
+        return SlicePlan(slices, batches, defined_by, watched, separately)
 
     def own(self, batch: int) -> list[tuple[int, PieceText]]:
         """The batch's pieces as texts to parse, each with its first piece's
@@ -72,7 +83,7 @@ class SlicePlan:
         header is checked on its own)."""
         runs: list[list[int]] = []
         for index in self.batches[batch]:
-            if runs and self._joins(runs[-1][-1], index):
+            if runs and not self.separately and self._joins(runs[-1][-1], index):
                 runs[-1].append(index)
             else:
                 runs.append([index])
@@ -80,13 +91,15 @@ class SlicePlan:
 
     def _joins(self, previous: int, index: int) -> bool:
         return (
-            previous not in self.watched
+            index == previous + 1
+            and previous not in self.watched
             and index not in self.watched
             and self.slices.blank_between(previous, index)
         )
 
     def references(self, batch: int) -> list[tuple[int, PieceText]]:
-        """The pieces outside `batch` that its pieces reference by symbol."""
+        """The pieces outside `batch` that its pieces reference by symbol
+        (and, when its pieces run one at a time, those inside it)."""
         span = self.batches[batch]
         needed = sorted(
             {
@@ -94,7 +107,7 @@ class SlicePlan:
                 for i in span
                 for name in self.slices.pieces[i].references
                 if (index := self.defined_by.get(name)) is not None
-                and index not in span
+                and (self.separately or index not in span)
             }
         )
         return [(i, self.slices.piece_text(i)) for i in needed]

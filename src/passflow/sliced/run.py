@@ -4,6 +4,7 @@ to a run of the whole file."""
 from __future__ import annotations
 
 import gc
+import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -19,6 +20,8 @@ from passflow.executors.transfer import Decoder, EncodedOp
 from passflow.ir import Operation
 from passflow.pass_manager import PassManager
 from passflow.sliced.batch import BatchResult, BatchRunner
+from passflow.sliced.cache import CachedPiece, ResultCache
+from passflow.sliced.cache_key import piece_keys, run_key
 from passflow.sliced.local import run_local
 from passflow.sliced.plan import RemoteRun, SlicePlan, why_not_sliced
 from passflow.sliced.profile import SlicedProfile
@@ -79,17 +82,23 @@ def run_sliced_on(
     first_line: int = 1,
     generic: bool = False,
     allow_unregistered: bool = False,
+    cache: ResultCache | None = None,
+    cache_salt: str = "",
 ) -> SlicedOutcome | Fallback:
     """`run_sliced` with the jobs and the place of the batches `executor`
     stands for: forked here for a process executor (its jobs and serial
-    budget), as tasks of a shipping executor's pool (Dask). The batches run
-    their nested pipelines serially, so the run's processes are the
-    executor's jobs, whatever the path."""
+    budget), as tasks of a shipping executor's pool (Dask; the cache is
+    looked up here first, so only misses travel), or, with a `cache`, in this
+    process alone for an executor that runs nested pipelines here. The
+    batches run their nested pipelines serially, so the run's processes are
+    the executor's jobs, whatever the path."""
     jobs = sliced_jobs_of(executor)
-    if jobs is None:
-        return Fallback("the executor runs nested pipelines in this process")
-    remote: RemoteRun | None = None
     budget = DEFAULT_SERIAL_BUDGET
+    if jobs is None:
+        if cache is None:
+            return Fallback("the executor runs nested pipelines in this process")
+        jobs, budget = 1, math.inf
+    remote: RemoteRun | None = None
     if isinstance(executor, ShippingExecutor):
         remote = shipped_runner(
             executor.executor,
@@ -97,7 +106,7 @@ def run_sliced_on(
             allow_unregistered=allow_unregistered,
             context_factory=executor.context_factory,
         )
-    elif isinstance(executor, ProcessExecutor):
+    elif isinstance(executor, ProcessExecutor) and executor.jobs > 1:
         budget = executor.serial_budget
     return run_sliced(
         text,
@@ -108,6 +117,8 @@ def run_sliced_on(
         generic=generic,
         serial_budget=budget,
         remote=remote,
+        cache=cache,
+        cache_salt=cache_salt,
     )
 
 
@@ -121,6 +132,8 @@ def run_sliced(
     generic: bool = False,
     serial_budget: float = DEFAULT_SERIAL_BUDGET,
     remote: RemoteRun | None = None,
+    cache: ResultCache | None = None,
+    cache_salt: str = "",
 ) -> SlicedOutcome | Fallback:
     """Run `pm` on the module `text` holds, each top-level op parsed, verified,
     run by the pipeline's first pass (nested pipelines) and printed by one of
@@ -129,86 +142,126 @@ def run_sliced(
 
     When passes follow the nested pipelines, the workers send their ops back
     in `passflow.executors.transfer`'s encoding instead of printing them, and
-    the rest of the pipeline runs here on the module they make up."""
-    start = time.perf_counter()
+    the rest of the pipeline runs here on the module they make up. With a
+    `cache` (and nested pipelines only), pieces whose key it holds are not
+    run: their stored results are played back in order, and the pieces that
+    ran are stored (`cache_salt`: what else the caller's output depends on)."""
+    run = _SlicedRun(
+        text,
+        name,
+        pm,
+        first_line,
+        jobs,
+        generic,
+        serial_budget,
+        remote,
+        cache,
+        cache_salt,
+    )
     gc.freeze()  # batches collect their garbage: only theirs is scanned
     try:
-        return _run(
-            text, name, pm, first_line, jobs, generic, serial_budget, remote, start
-        )
+        return run.run()
     finally:
         gc.unfreeze()
 
 
-def _run(
-    text: str,
-    name: str,
-    pm: PassManager,
-    first_line: int,
-    jobs: int,
-    generic: bool,
-    serial_budget: float,
-    remote: RemoteRun | None,
-    start: float,
-) -> SlicedOutcome | Fallback:
-    reason = why_not_sliced(pm)
-    if reason is not None:
-        return Fallback(reason)
-    slices = scan_text(text, first_line)
-    if isinstance(slices, str):
-        return Fallback(f"the scan cannot vouch for a cut: {slices}")
-    scanned = time.perf_counter()
-    head = nested_head(pm)
-    # The batches run their nested pipelines serially: the run's processes
-    # are the slicer's jobs, never the executor's workers inside them.
-    executor, head.executor = head.executor, None
-    runner: BatchRunner | None = None
-    try:
-        runner = BatchRunner(head, slices.shell_text, name, generic=generic)
-        return _run_plan(
-            pm, runner, slices, jobs, serial_budget, remote, start, scanned
+@dataclass
+class _SlicedRun:
+    """One sliced run: what it was asked for, and where its time went."""
+
+    text: str
+    name: str
+    pm: PassManager
+    first_line: int
+    jobs: int
+    generic: bool
+    serial_budget: float
+    remote: RemoteRun | None
+    cache: ResultCache | None
+    salt: str
+    start: float = field(default_factory=time.perf_counter)
+    scanned: float = 0.0
+
+    def run(self) -> SlicedOutcome | Fallback:
+        reason = why_not_sliced(self.pm)
+        if reason is not None:
+            return Fallback(reason)
+        slices = scan_text(self.text, self.first_line)
+        if isinstance(slices, str):
+            return Fallback(f"the scan cannot vouch for a cut: {slices}")
+        self.scanned = time.perf_counter()
+        head = nested_head(self.pm)
+        # The batches run their nested pipelines serially: the run's processes
+        # are the slicer's jobs, never the executor's workers inside them.
+        executor, head.executor = head.executor, None
+        runner: BatchRunner | None = None
+        try:
+            runner = BatchRunner(
+                head, slices.shell_text, self.name, generic=self.generic
+            )
+            return self._run_plan(runner, slices)
+        except (IRParseError, ValueError) as err:
+            if runner is not None:
+                raise
+            return Fallback(f"the module's shell: {err}")
+        finally:
+            head.executor = executor
+            if runner is not None:
+                runner.close()
+
+    def _run_plan(
+        self, runner: BatchRunner, slices: SourceSlices
+    ) -> SlicedOutcome | Fallback:
+        pm, jobs, cache = self.pm, self.jobs, self.cache
+        runner.keep_ops = runner.pm is not pm
+        problem = ir.verify(runner.module)
+        if problem is not None:
+            return Fallback(f"the module's shell does not verify: {problem.message}")
+        plan = SlicePlan.of(slices, jobs)
+        keys: list[str] = []
+        hits: dict[int, CachedPiece] = {}
+        if cache is not None and not runner.keep_ops:
+            keys = piece_keys(
+                run_key(pm, self.name, slices.shell_text, self.salt), slices
+            )
+            found = cache.get_many(keys)
+            for index, key in enumerate(keys):
+                piece = found.get(key)
+                if piece is not None and (index not in plan.watched or piece.header):
+                    hits[index] = piece
+            misses = [i for i in range(len(keys)) if i not in hits]
+            plan = SlicePlan.of(slices, jobs, misses, separately=True)
+        profile = SlicedProfile(
+            pieces=len(slices.pieces),
+            batches=len(plan.batches),
+            scan=self.scanned - self.start,
         )
-    except (IRParseError, ValueError) as err:
-        if runner is not None:
-            raise
-        return Fallback(f"the module's shell: {err}")
-    finally:
-        head.executor = executor
-        if runner is not None:
-            runner.close()
-
-
-def _run_plan(
-    pm: PassManager,
-    runner: BatchRunner,
-    slices: SourceSlices,
-    jobs: int,
-    serial_budget: float,
-    remote: RemoteRun | None,
-    start: float,
-    scanned: float,
-) -> SlicedOutcome | Fallback:
-    runner.keep_ops = runner.pm is not pm
-    problem = ir.verify(runner.module)
-    if problem is not None:
-        return Fallback(f"the module's shell does not verify: {problem.message}")
-    plan = SlicePlan.of(slices, jobs)
-    profile = SlicedProfile(
-        pieces=len(slices.pieces), batches=len(plan.batches), scan=scanned - start
-    )
-    if remote is not None:
-        results = remote(plan, runner)
-    else:
-        results = run_local(plan, runner, jobs, profile, serial_budget=serial_budget)
-    outcome = assemble(runner.prefix, results)
-    if isinstance(outcome, SlicedOutcome) and runner.keep_ops and not outcome.failed:
-        outcome.module = runner.module
-        _run_tail(pm, runner, results, outcome)
-    if isinstance(outcome, SlicedOutcome):
-        profile.wall = time.perf_counter() - start
-        profile.batch_seconds = sum(result.seconds for result in results)
-        outcome.profile = profile
-    return outcome
+        if not plan.batches:
+            results: list[BatchResult] = []
+        elif self.remote is not None:
+            results = self.remote(plan, runner)
+        else:
+            results = run_local(
+                plan, runner, jobs, profile, serial_budget=self.serial_budget
+            )
+        if keys:
+            outcome = _assemble_cached(runner.prefix, results, hits)
+            if cache is not None and isinstance(outcome, SlicedOutcome):
+                cache.put_many(_entries(results, keys))
+        else:
+            outcome = assemble(runner.prefix, results)
+        if (
+            isinstance(outcome, SlicedOutcome)
+            and runner.keep_ops
+            and not outcome.failed
+        ):
+            outcome.module = runner.module
+            _run_tail(pm, runner, results, outcome)
+        if isinstance(outcome, SlicedOutcome):
+            profile.wall = time.perf_counter() - self.start
+            profile.batch_seconds = sum(result.seconds for result in results)
+            outcome.profile = profile
+        return outcome
 
 
 def nested_head(pm: PassManager) -> PassManager:
@@ -252,6 +305,50 @@ def _run_tail(
     finally:
         pm.insert(0, first)
         pm.diagnostics.handlers.remove(collect)
+
+
+def _assemble_cached(
+    prefix: str, results: Sequence[BatchResult], hits: dict[int, CachedPiece]
+) -> SlicedOutcome | Fallback:
+    """`assemble` of the pieces that ran (their `parts`) and those the cache
+    had, in program order."""
+    for result in results:
+        if result.fallback is not None:
+            return Fallback(result.fallback)
+    units: list[tuple[int, BatchResult]] = []
+    for result in results:
+        for part in result.parts:
+            unit = BatchResult(result.batch, part.events, part.failed, part.body)
+            unit.initial_symbols, unit.symbols = part.initial_symbols, part.symbols
+            if part.header is not None:
+                unit.headers[part.index] = part.header
+            units.append((part.index, unit))
+    for index, piece in hits.items():
+        unit = BatchResult(-1, list(piece.events), piece.failed, piece.body)
+        unit.initial_symbols = list(piece.initial_symbols)
+        unit.symbols = list(piece.symbols)
+        if piece.header is not None:
+            unit.headers[index] = piece.header
+        units.append((index, unit))
+    units.sort(key=lambda unit: unit[0])
+    return assemble(prefix, [unit for _, unit in units])
+
+
+def _entries(results: Sequence[BatchResult], keys: list[str]) -> dict[str, CachedPiece]:
+    """The cache entries of the pieces that ran, those whose events are data."""
+    entries: dict[str, CachedPiece] = {}
+    for result in results:
+        for part in result.parts:
+            if CachedPiece.storable(part.events):
+                entries[keys[part.index]] = CachedPiece(
+                    tuple(part.events),
+                    part.failed,
+                    part.body,
+                    tuple(part.initial_symbols),
+                    tuple(part.symbols),
+                    part.header,
+                )
+    return entries
 
 
 def assemble(prefix: str, results: Sequence[BatchResult]) -> SlicedOutcome | Fallback:

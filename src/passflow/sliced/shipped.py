@@ -96,6 +96,7 @@ class ShippedBatch:
     own: list[tuple[int, PieceText]]
     references: list[tuple[int, PieceText]]
     watched: frozenset[int]
+    separately: bool = False
 
 
 _idle: dict[ShippedSpec, list[BatchRunner]] = {}
@@ -135,7 +136,13 @@ def run_shipped_batch(spec: ShippedSpec, batch: ShippedBatch) -> BatchResult:
         except Exception as err:  # the worker cannot rebuild the run: run it whole
             return BatchResult(batch.batch, fallback=f"{type(err).__name__}: {err}")
     try:
-        return runner.run(batch.batch, batch.own, batch.references, batch.watched)
+        return runner.run(
+            batch.batch,
+            batch.own,
+            batch.references,
+            batch.watched,
+            separately=batch.separately,
+        )
     finally:
         with _idle_lock:
             _idle.setdefault(spec, []).append(runner)
@@ -182,6 +189,7 @@ def _collect(
                     plan.own(next_batch),
                     plan.references(next_batch),
                     frozenset(i for i in span if i in plan.watched),
+                    plan.separately,
                 )
                 try:
                     waiting.add(executor.submit(run_shipped_batch, spec, shipped))

@@ -1,0 +1,353 @@
+"""The result cache of sliced runs: each top-level op's printed text and
+diagnostics, stored under a key that covers everything that can change them
+(`passflow.sliced.cache_key`), so that an unchanged op is never run twice.
+
+The store is one SQLite database in the cache directory (the standard
+library's `sqlite3`): every write is a transaction, so a process that dies
+mid-write leaves the last complete state, and two processes sharing the
+directory see each other's complete entries only (write-ahead log, a busy
+timeout). An entry is JSON text with its SHA-256 beside it: it is data, never
+code (nothing read from the cache is unpickled or executed), and an entry
+whose text does not match its checksum or does not decode is a miss with a
+warning, never a wrong result. Entries carry the time they were last used;
+past `max_size` bytes the least recently used go.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeAlias, cast
+
+from passflow.diagnostics import Diagnostic, Location, PassflowError, Severity
+from passflow.executors.capture import CapturedOutput
+
+__all__ = [
+    "DEFAULT_MAX_SIZE",
+    "CacheStats",
+    "CacheUnavailableError",
+    "CachedPiece",
+    "ResultCache",
+    "default_cache_dir",
+    "parse_size",
+]
+
+DEFAULT_MAX_SIZE = 1 << 30
+"""1 GiB: about a million cached functions of the benchmark's size."""
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS entries (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL,
+    checksum TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    used REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS entries_by_use ON entries (used);
+CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+"""
+
+
+_Change: TypeAlias = Callable[[sqlite3.Connection], None]
+
+
+class CacheUnavailableError(PassflowError):
+    """The cache directory cannot be used (not writable, not a database)."""
+
+
+def default_cache_dir() -> Path:
+    """`$PASSFLOW_CACHE_DIR`, else `$XDG_CACHE_HOME/passflow`, else
+    `~/.cache/passflow` (the XDG base directory rule)."""
+    chosen = os.environ.get("PASSFLOW_CACHE_DIR")
+    if chosen:
+        return Path(chosen)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "passflow"
+
+
+_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+
+
+def parse_size(text: str) -> int:
+    """`1000`, `64K`, `512M`, `2G` (binary units, an optional `B`/`iB`) as
+    bytes; `ValueError` otherwise."""
+    spelled = text.strip().lower().removesuffix("ib").removesuffix("b")
+    number, unit = spelled, ""
+    if spelled and spelled[-1] in _UNITS:
+        number, unit = spelled[:-1], spelled[-1]
+    if not number.isdigit():
+        raise ValueError(f"'{text}' is not a size (a number, or with K, M, G, T)")
+    return int(number) * _UNITS[unit]
+
+
+@dataclass(frozen=True)
+class CachedPiece:
+    """One piece's result: its diagnostics and captured output in order
+    (`events`), whether the pipeline failed on it, its ops as printed inside
+    the module (`body`, None if it failed), its symbols before and after the
+    run, and its header before and after (None unless it was watched)."""
+
+    events: tuple[Diagnostic, ...]
+    failed: bool
+    body: str | None
+    initial_symbols: tuple[str, ...]
+    symbols: tuple[str, ...]
+    header: tuple[str, str] | None
+
+    @staticmethod
+    def storable(events: Iterable[Diagnostic]) -> bool:
+        """Whether these events are data the cache can hold: diagnostics and
+        captured output (not remark events, which carry objects)."""
+        return all(type(event) in (Diagnostic, CapturedOutput) for event in events)
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "events": [_event_json(event) for event in self.events],
+                "failed": self.failed,
+                "body": self.body,
+                "initial_symbols": list(self.initial_symbols),
+                "symbols": list(self.symbols),
+                "header": list(self.header) if self.header is not None else None,
+            },
+            separators=(",", ":"),
+        )
+
+    @staticmethod
+    def from_json(text: str) -> CachedPiece:
+        """The piece `to_json` wrote; `ValueError` (or `KeyError`,
+        `TypeError`) for anything else."""
+        data = json.loads(text)
+        header = data["header"]
+        if header is not None and len(header) != 2:
+            raise ValueError("a header is a pair")
+        body = data["body"]
+        return CachedPiece(
+            tuple(_event_from_json(event) for event in data["events"]),
+            bool(data["failed"]),
+            None if body is None else str(body),
+            tuple(str(name) for name in data["initial_symbols"]),
+            tuple(str(name) for name in data["symbols"]),
+            None if header is None else (str(header[0]), str(header[1])),
+        )
+
+
+def _event_json(event: Diagnostic) -> object:
+    location = event.location
+    return {
+        "stream": event.stream if isinstance(event, CapturedOutput) else None,
+        "severity": event.severity.value,
+        "message": event.message,
+        "location": [location.file, location.line, location.column],
+        "notes": [_event_json(note) for note in event.notes],
+    }
+
+
+def _event_from_json(data: dict[str, object]) -> Diagnostic:
+    place = data["location"]
+    if not isinstance(place, list) or len(cast(list[object], place)) != 3:
+        raise ValueError("a location is [file, line, column]")
+    file, line, column = cast(list[object], place)
+    if not isinstance(line, int) or not isinstance(column, int):
+        raise ValueError("a location's line and column are numbers")
+    location = Location(None if file is None else str(file), line, column)
+    severity = Severity(data["severity"])
+    message = str(data["message"])
+    stream = data["stream"]
+    event = (
+        Diagnostic(severity, message, location)
+        if stream is None
+        else CapturedOutput(severity, message, location, stream=str(stream))
+    )
+    notes = data["notes"]
+    if not isinstance(notes, list):
+        raise ValueError("notes are a list")
+    event.notes.extend(_event_from_json(note) for note in notes)  # type: ignore[arg-type]
+    return event
+
+
+@dataclass(frozen=True)
+class CacheStats:
+    """What `passflow-opt --cache-stats` prints."""
+
+    directory: Path
+    entries: int
+    size: int
+    max_size: int
+    hits: int
+    misses: int
+
+    def __str__(self) -> str:
+        lookups = self.hits + self.misses
+        rate = f" ({100 * self.hits / lookups:.1f}% hits)" if lookups else ""
+        return (
+            f"cache directory: {self.directory}\n"
+            f"entries: {self.entries}\n"
+            f"size: {self.size} bytes (limit {self.max_size})\n"
+            f"lookups: {lookups}: {self.hits} hits, {self.misses} misses{rate}\n"
+        )
+
+
+class ResultCache:
+    """The cache in `directory` (made if missing), at most `max_size` bytes.
+
+    Raises `CacheUnavailableError` when the directory cannot hold it; a
+    damaged entry found later is reported in `warnings` and counts as a miss."""
+
+    def __init__(self, directory: Path, max_size: int = DEFAULT_MAX_SIZE) -> None:
+        self.directory = directory
+        self.max_size = max_size
+        self.warnings: list[str] = []
+        path = directory / "results.sqlite3"
+        try:
+            directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+            if not os.access(directory, os.W_OK):
+                raise PermissionError(f"'{directory}' is not writable")
+            self._db = sqlite3.connect(path, timeout=60, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.executescript(_SCHEMA)
+        except (OSError, sqlite3.Error) as err:
+            raise CacheUnavailableError(
+                f"cannot use the cache in '{directory}': {err}"
+            ) from None
+
+    def close(self) -> None:
+        self._db.close()
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, CachedPiece]:
+        """The entries found for `keys` (their use time renewed)."""
+        found: dict[str, CachedPiece] = {}
+        damaged: list[str] = []
+        try:
+            for chunk in _chunks(list(dict.fromkeys(keys)), 500):
+                marks = ",".join("?" * len(chunk))
+                rows = self._db.execute(
+                    f"SELECT key, value, checksum FROM entries WHERE key IN ({marks})",
+                    chunk,
+                ).fetchall()
+                for key, value, checksum in rows:
+                    piece = _decode(value, checksum)
+                    if piece is None:
+                        damaged.append(key)
+                    else:
+                        found[key] = piece
+            self._write(lambda db: self._mark_used(db, list(found), damaged, len(keys)))
+        except sqlite3.Error as err:
+            self.warnings.append(
+                f"the cache could not be read ({err}): running uncached"
+            )
+            return {}
+        if damaged:
+            entries = "entry" if len(damaged) == 1 else "entries"
+            self.warnings.append(
+                f"{len(damaged)} damaged cache {entries} dropped: the ops run again"
+            )
+        return found
+
+    def put_many(self, entries: Mapping[str, CachedPiece]) -> None:
+        """Store `entries`, then evict the least recently used past the cap."""
+        if not entries:
+            return
+        now = time.time()
+        rows: list[tuple[str, str, str, int, float]] = []
+        for key, piece in entries.items():
+            value = piece.to_json()
+            rows.append((key, value, _checksum(value), len(value) + len(key), now))
+
+        def store(db: sqlite3.Connection) -> None:
+            db.executemany(
+                "INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?)", rows
+            )
+            self._evict(db)
+
+        try:
+            self._write(store)
+        except sqlite3.Error as err:
+            self.warnings.append(f"the cache could not be written ({err})")
+
+    def stats(self) -> CacheStats:
+        entries, size = self._db.execute(
+            "SELECT COUNT(*), COALESCE(SUM(size), 0) FROM entries"
+        ).fetchone()
+        counters = dict(self._db.execute("SELECT name, value FROM counters").fetchall())
+        return CacheStats(
+            self.directory,
+            int(entries),
+            int(size),
+            self.max_size,
+            int(counters.get("hits", 0)),
+            int(counters.get("misses", 0)),
+        )
+
+    def clear(self) -> None:
+        def wipe(db: sqlite3.Connection) -> None:
+            db.execute("DELETE FROM entries")
+            db.execute("DELETE FROM counters")
+
+        self._write(wipe)
+        self._db.execute("VACUUM")
+
+    def _write(self, change: _Change) -> None:
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            change(db)
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+
+    @staticmethod
+    def _mark_used(
+        db: sqlite3.Connection, hits: list[str], damaged: list[str], lookups: int
+    ) -> None:
+        now = time.time()
+        db.executemany(
+            "UPDATE entries SET used = ? WHERE key = ?", ((now, k) for k in hits)
+        )
+        db.executemany("DELETE FROM entries WHERE key = ?", ((k,) for k in damaged))
+        for name, count in (("hits", len(hits)), ("misses", lookups - len(hits))):
+            db.execute(
+                "INSERT INTO counters VALUES (?, ?) "
+                "ON CONFLICT(name) DO UPDATE SET value = value + excluded.value",
+                (name, count),
+            )
+
+    def _evict(self, db: sqlite3.Connection) -> None:
+        (size,) = db.execute("SELECT COALESCE(SUM(size), 0) FROM entries").fetchone()
+        excess = int(size) - self.max_size
+        if excess <= 0:
+            return
+        doomed: list[str] = []
+        for key, entry_size in db.execute(
+            "SELECT key, size FROM entries ORDER BY used"
+        ):
+            doomed.append(key)
+            excess -= int(entry_size)
+            if excess <= 0:
+                break
+        db.executemany("DELETE FROM entries WHERE key = ?", ((k,) for k in doomed))
+
+
+def _decode(value: object, checksum: object) -> CachedPiece | None:
+    if not isinstance(value, str) or checksum != _checksum(value):
+        return None
+    try:
+        return CachedPiece.from_json(value)
+    except (ValueError, KeyError, TypeError, IndexError):
+        return None
+
+
+def _checksum(value: str) -> str:
+    return hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _chunks(items: list[str], size: int) -> Iterable[list[str]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
