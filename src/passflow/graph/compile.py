@@ -225,6 +225,7 @@ def _check_jumps(
     predecessors: dict[str, set[str]] = {name: set() for name in order}
     for edge in dependencies:
         predecessors[edge.target].add(edge.source)
+    jumps: list[tuple[str, str, str]] = []  # (declared by, its unit, target)
     for decl in level.declarations:
         for target in decl.jump_targets:
             jump = f"jump '{decl.name}' -> '{target}' of graph '{level.name}'"
@@ -239,21 +240,63 @@ def _check_jumps(
                     f"{jump} enters '{target}', an alternative of choice '{choice}', "
                     f"without the choice picking it; jump to '{choice}' instead"
                 )
-            if choice is not None:
-                continue  # an alternative looping on itself
-            source = owner.get(decl.name, decl.name)
-            before_source = _reach(source, predecessors)
-            if target == source or target in before_source:
-                continue  # backward in every order: nothing is skipped
-            for name in sorted(predecessors[target], key=position.__getitem__):
-                if name != source and name not in before_source:
-                    raise SkippedPredecessorError(
-                        f"{jump} may skip '{name}', which is declared to run before "
-                        f"'{target}' but not before '{decl.name}'; to run one of "
-                        "several pipelines, declare them as alternatives with "
-                        "register_choice"
-                    )
+            if choice is None:  # else an alternative looping on itself
+                jumps.append((decl.name, owner.get(decl.name, decl.name), target))
+    fixed = _fixed(order, predecessors)
+    if all(
+        source == target
+        or (
+            source in fixed
+            and target in fixed
+            and position[target] <= position[source] + 1
+        )
+        for _, source, target in jumps
+    ):
+        return  # every jump means the same in every order (see _check_meaning)
+    for name, source, target in jumps:
+        jump = f"jump '{name}' -> '{target}' of graph '{level.name}'"
+        before_source = _reach(source, predecessors)
+        if target == source or target in before_source:
+            continue  # backward in every order: nothing is skipped
+        for skipped in sorted(predecessors[target], key=position.__getitem__):
+            if skipped != source and skipped not in before_source:
+                raise SkippedPredecessorError(
+                    f"{jump} may skip '{skipped}', which is declared to run before "
+                    f"'{target}' but not before '{name}'; to run one of "
+                    "several pipelines, declare them as alternatives with "
+                    "register_choice"
+                )
     _check_meaning(level, owner, order, predecessors)
+
+
+def _fixed(order: list[str], predecessors: Mapping[str, set[str]]) -> set[str]:
+    """The pipelines every order the edges allow puts at the same place: each is
+    declared to run after every pipeline before it in `order`, and before every
+    one after it.
+
+    That holds for `v` when each maximal pipeline of the prefix before it (one
+    no other pipeline of the prefix runs after) is a direct predecessor of `v`,
+    and each minimal one of the suffix a direct successor: a path from the
+    prefix to `v` leaves it from a maximal pipeline, straight to `v`. Sweeping
+    the order both ways while keeping those maximal (minimal) pipelines costs
+    the pipelines and edges, once.
+    """
+    successors: dict[str, set[str]] = {name: set() for name in order}
+    for name, earlier in predecessors.items():
+        for other in earlier:
+            successors[other].add(name)
+
+    def sweep(names: list[str], inward: Mapping[str, set[str]]) -> set[str]:
+        ok: set[str] = set()
+        frontier: set[str] = set()
+        for name in names:
+            if sum(1 for n in inward[name] if n in frontier) == len(frontier):
+                ok.add(name)
+            frontier -= inward[name]
+            frontier.add(name)
+        return ok
+
+    return sweep(order, predecessors) & sweep(order[::-1], successors)
 
 
 def _check_meaning(

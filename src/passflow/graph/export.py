@@ -102,10 +102,6 @@ def _units(schedule: PipelineSchedule) -> Iterator[ScheduledPipeline]:
             yield from body.alternatives
 
 
-def _unit(schedule: PipelineSchedule, name: str) -> ScheduledPipeline:
-    return next(u for u in _units(schedule) if u.name == name)
-
-
 def _edges(schedule: PipelineSchedule) -> Iterator[tuple[str, str, str]]:
     """(kind, from, to) for dependencies, then jumps, each sorted by run order
     (an alternative's jumps at its choice's position, in declared order)."""
@@ -145,9 +141,10 @@ def _dot_level(
     lines: list[str] = []
     for position, pipeline in enumerate(schedule.pipelines, start=1):
         lines.extend(_dot_unit(pipeline, prefix, f"{number}{position}.", pad))
+    units = {unit.name: unit for unit in _units(schedule)}
     for kind, source, target in _edges(schedule):
-        tail, tail_cluster = _endpoint(schedule, prefix, source, last=True)
-        head, head_cluster = _endpoint(schedule, prefix, target, last=False)
+        tail, tail_cluster = _first_node(units[source], prefix, last=True)
+        head, head_cluster = _first_node(units[target], prefix, last=False)
         attributes = [_JUMP_STYLE] if kind == "jump" else []
         if tail_cluster:
             attributes.append(f"ltail={_quote(tail_cluster)}")
@@ -198,21 +195,15 @@ def _dot_unit(
     return lines
 
 
-def _endpoint(
-    schedule: PipelineSchedule, prefix: str, name: str, *, last: bool
+def _first_node(
+    pipeline: ScheduledPipeline, prefix: str, *, last: bool
 ) -> tuple[str, str]:
     """The node an edge attaches to, and the cluster it is clipped at ("" if none).
 
     Graphviz draws edges between nodes only, so an edge to a subgraph attaches to
-    its first member (an edge from it to its last) and one to a choice to its
-    `choose` node, each clipped at the cluster.
+    its first member (an edge from it to its last, `last`) and one to a choice to
+    its `choose` node, each clipped at the cluster.
     """
-    return _first_node(_unit(schedule, name), prefix, last=last)
-
-
-def _first_node(
-    pipeline: ScheduledPipeline, prefix: str, *, last: bool
-) -> tuple[str, str]:
     node = prefix + pipeline.name
     body = pipeline.body
     if isinstance(body, OpPassManager):
