@@ -467,10 +467,10 @@ def test_replace_inside_a_bundle_keeps_the_bundle() -> None:
     assert "in bundle 'cleanup'" in builder.explain().split("2.  ext-a")[1]
 
 
-def test_kinds_given_when_adding_carry_over_to_the_replacement() -> None:
+def test_kinds_given_when_adding_carry_over_to_the_replacement_when_asked() -> None:
     builder = PipelineBuilder()
     builder.add(Untagged(), kinds=(PassKind.LOWERING,))
-    builder.replace("untagged", ExtA())
+    builder.replace("untagged", ExtA(), keep_kinds=True)
     builder.insert_before(ExtB(), PassKind.LOWERING)
     assert text(builder) == "builtin.module(ext-b,ext-a)"
 

@@ -525,3 +525,23 @@ def test_every_plugin_loads_and_the_failures_are_reported_together(
         assert registry.lookup_pipeline("test-plugin-compiler") is not None
     finally:
         registry.unregister("test-plugin-compiler")
+
+
+# --- mistakes that say what to do -------------------------------------------------
+
+
+def test_running_text_or_a_graph_says_what_to_do() -> None:
+    graph = PipelineGraph("g")
+    graph.register_pipeline("a", populate="cse")
+    with pytest.raises(PipelineGraphError) as info:
+        graph.create_schedule().run(MODULE)  # pyright: ignore[reportArgumentType]
+    assert str(info.value) == (
+        "schedule 'g': run() takes an Operation, got str 'func.func @f() {\\n  "
+        "func.return\\n}\\n'; fix: parse it first, run(ir.parse_module(text))"
+    )
+    with pytest.raises(PipelineGraphError) as info:
+        graph.run(ir.parse_module(MODULE))
+    assert str(info.value) == (
+        "graph 'g' is a declaration and does not run; fix: create its schedule "
+        "first, graph.create_schedule().run(op)"
+    )

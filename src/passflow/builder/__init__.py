@@ -48,6 +48,7 @@ from passflow.builder.errors import (
     ExtensionError,
     OrderingError,
     OrderingWarning,
+    UnknownKindWarning,
 )
 from passflow.builder.kinds import STANDARD_KINDS, Anchor, InBundle, PassKind
 from passflow.builder.pipeline import BuildReport, PipelineBuilder
@@ -79,6 +80,7 @@ __all__ = [
     "PipelineBuilder",
     "PrecededByCleanup",
     "Requires",
+    "UnknownKindWarning",
     "Violation",
     "cleanup",
     "discover_extensions",

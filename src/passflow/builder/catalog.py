@@ -18,11 +18,18 @@ from typing import cast
 from xdsl.passes import ModulePass
 
 from passflow.builder.errors import BuilderError
-from passflow.builder.kinds import PassKind
+from passflow.builder.kinds import STANDARD_KINDS, PassKind
 from passflow.pass_base import Pass
 from passflow.xdsl_passes import XDSLPass
 
-__all__ = ["KIND_TABLE", "UNKNOWN", "kinds_generation", "kinds_of", "tag_kinds"]
+__all__ = [
+    "KIND_TABLE",
+    "UNKNOWN",
+    "kinds_generation",
+    "kinds_of",
+    "known_kinds",
+    "tag_kinds",
+]
 
 UNKNOWN: tuple[PassKind, ...] = ()
 """The entry of a pass no kind fits: it is known, and anchors on kinds skip it."""
@@ -265,6 +272,15 @@ def _target_code(target: object) -> str:
 def kinds_generation() -> int:
     """A number that changes whenever `tag_kinds` adds kinds, for caches of kinds."""
     return _generation
+
+
+def known_kinds() -> frozenset[str]:
+    """The standard kinds, the table's, and every kind given by `tag_kinds`."""
+    known = {str(kind) for kind in STANDARD_KINDS}
+    known.update(kind for kinds in KIND_TABLE.values() for kind in kinds)
+    for tags in (*_tagged_names.values(), *_tagged_classes.values()):
+        known.update(tags)
+    return frozenset(known)
 
 
 def kinds_of(pass_: Pass) -> frozenset[str]:

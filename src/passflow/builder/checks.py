@@ -18,8 +18,10 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
+from difflib import get_close_matches
 from itertools import pairwise
 
+from passflow.builder.catalog import known_kinds
 from passflow.builder.constraints import (
     AfterLast,
     BeforeFirst,
@@ -41,7 +43,7 @@ from passflow.builder.kinds import (
 from passflow.builder.plan import Plan, Slot
 from passflow.diagnostics import Severity
 
-__all__ = ["Check", "Evaluation", "Rule", "evaluate"]
+__all__ = ["Check", "Evaluation", "Rule", "evaluate", "unknown_kinds"]
 
 
 @dataclass(frozen=True)
@@ -439,3 +441,43 @@ def _cycle(
                 stack.append((target, iter(edges[target])))
                 links.append(why)
     return ()
+
+
+def unknown_kinds(
+    plan: Plan, rules: Sequence[Rule]
+) -> list[tuple[tuple[object, ...], str]]:
+    """(key, message) for each kind that a weak constraint or a rule names, that
+    no pass of `plan` has, and that is no standard, tabled or tagged kind: most
+    likely a typo, which would make the constraint hold trivially."""
+    present = {kind for slot in plan.slots for kind in slot.kinds}
+    known = known_kinds() | present
+    named: list[tuple[str, str]] = []  # (the constraint and its source, the kind)
+    for rule in rules:
+        where = f"require({anchor_code(rule.subject)}, {rule.constraint}) by {rule.placed_by}"
+        anchors = [rule.subject]
+        if isinstance(rule.constraint, AfterLast | BeforeFirst):
+            anchors.append(rule.constraint.anchor)
+        named.extend((where, a) for a in anchors if isinstance(a, PassKind))
+    one_of_each = {type(slot.entry.pass_): slot.entry.pass_ for slot in plan.slots}
+    for cls, pass_ in one_of_each.items():
+        for constraint in ordering_of(pass_):
+            if isinstance(constraint, AfterLast | BeforeFirst) and isinstance(
+                constraint.anchor, PassKind
+            ):
+                where = f"{constraint} [declared by pass class {cls.__name__}]"
+                named.append((where, constraint.anchor))
+    found: list[tuple[tuple[object, ...], str]] = []
+    for where, kind in dict.fromkeys(named):
+        if kind in known:
+            continue
+        close = get_close_matches(kind, sorted(known), n=1)
+        hint = f"; did you mean '{close[0]}'?" if close else ""
+        found.append(
+            (
+                ("unknown kind", where, str(kind)),
+                f"{where} names the kind '{kind}', which no pass in the pipeline "
+                f"has, so it holds trivially{hint}; fix: correct the kind, or "
+                "ignore this if passes of that kind are added later",
+            )
+        )
+    return found

@@ -31,6 +31,7 @@ __all__ = [
     "ExtensionError",
     "OrderingError",
     "OrderingWarning",
+    "UnknownKindWarning",
 ]
 
 
@@ -120,3 +121,9 @@ class OrderingWarning(UserWarning):
     The warning is issued once per violation: by the operation that causes it (the
     stack level points at the caller's line) or else by `build()`.
     """
+
+
+class UnknownKindWarning(OrderingWarning):
+    """A constraint or a rule names a kind that no pass in the pipeline has and
+    that is not a standard, tabled or tagged kind: most likely a misspelt kind,
+    which makes a weak constraint hold trivially. Issued by `build()`."""

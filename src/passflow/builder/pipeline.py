@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import TypeAlias, cast
 
 from passflow.builder.bundles import Bundle, cleanup
-from passflow.builder.checks import Check, Evaluation, Rule, evaluate
+from passflow.builder.checks import Check, Evaluation, Rule, evaluate, unknown_kinds
 from passflow.builder.constraints import (
     CONSTRAINT_TYPES,
     Constraint,
@@ -52,6 +52,7 @@ from passflow.builder.errors import (
     ContradictionError,
     OrderingError,
     OrderingWarning,
+    UnknownKindWarning,
 )
 from passflow.builder.explain import render
 from passflow.builder.kinds import Anchor, anchor_code, is_anchor
@@ -717,13 +718,16 @@ class PipelineBuilder:
         *,
         occurrence: Occurrence | None = None,
         kinds: tuple[str, ...] = (),
+        keep_kinds: bool = False,
     ) -> None:
         """Put `new` where the pass matching `anchor` is, inside its bundle if it has one.
 
         By default exactly one pass may match. Otherwise AmbiguousAnchorError lists
-        the matches; pass `occurrence` to choose. Kinds given to the old pass with
-        `add(..., kinds=...)` carry over to `new`, so that kind anchors of other
-        extensions still find it. Every constraint is checked again.
+        the matches; pass `occurrence` to choose. `new` has its own kinds (its
+        class's, the table's, its tags) plus `kinds`; with `keep_kinds=True` it
+        also takes those given to the old pass with `add(..., kinds=...)`, so that
+        kind anchors of other extensions still find it. Every constraint is
+        checked again.
         """
         via = _call("replace", anchor, occurrence, None)
         self._check_item(via, new, kinds)
@@ -732,7 +736,7 @@ class PipelineBuilder:
 
         def change() -> None:
             for site in sites:
-                tags = (*kinds, *site.entry.tags)
+                tags = (*kinds, *site.entry.tags) if keep_kinds else kinds
                 units = entries_from(_fresh(new, site is sites[0]), origin, tags)
                 self._replace_at(via, site, units)
                 self._shared.history.append(
@@ -795,6 +799,12 @@ class PipelineBuilder:
         shared.commit()
         shared.settled(evaluation)
         self._shared.warn_new(evaluation, final=True)
+        for key, message in unknown_kinds(evaluation.plan, shared.rules):
+            if key not in shared.warned:
+                shared.warned.add(key)
+                warnings.warn(
+                    UnknownKindWarning(message), stacklevel=_user_stacklevel()
+                )
         self._shared.report = BuildReport(
             tuple(evaluation.plan.notes),
             tuple(

@@ -124,10 +124,14 @@ def select(
             'pass class or an InBundle; fix: anchor on e.g. "cse", PassKind.LOWERING, '
             'CSE or InBundle("cleanup")'
         )
+    if isinstance(anchor, str) and not isinstance(anchor, PassKind):
+        _check_plain(what, anchor)
     entries = matching_in(tree, anchor, scope)
     where = f"the '{scope.anchor}' pipeline (nested pipelines included)"
     if not entries:
-        raise _not_found(what, anchor, find_sites(scope), where)
+        error = _not_found(what, anchor, find_sites(scope), where)
+        _add_notes(error, what, anchor, tree, scope)
+        raise error
 
     def listing() -> str:
         numbers = {id(slot.entry): slot.number for slot in make_plan(tree.root).slots}
@@ -166,6 +170,59 @@ def select(
             kinds=_kinds(sites),
         )
     return [site_of(tree, entries[occurrence], scope)]
+
+
+def _check_plain(what: str, anchor: str) -> None:
+    """Refuse an argument anchor that cannot name a pass: with options, or a
+    nested pipeline."""
+    if "{" in anchor:
+        bare = anchor.split("{", 1)[0].strip()
+        raise BuilderError(
+            f"{what}: an anchor names a pass by its argument, without options; fix: "
+            f'drop the options, "{bare}"'
+        )
+    if "(" in anchor:
+        inner = anchor.split("(", 1)[1].rstrip(") ").split(",")[0].strip()
+        raise BuilderError(
+            f"{what}: an anchor names one pass, not a nested pipeline; fix: anchor "
+            f'on the pass inside, "{inner}"'
+        )
+
+
+def _add_notes(
+    error: AnchorNotFoundError, what: str, anchor: Anchor, tree: Tree, scope: Level
+) -> None:
+    """Notes for the likely mistakes behind a missing anchor: a bundle's name, a
+    nested pipeline's op, a pass outside a nested builder's own pipeline."""
+    notes: list[str] = []
+    if isinstance(anchor, str) and not isinstance(anchor, PassKind):
+        sites = find_sites(scope)
+        if any(s.bundle is not None and s.bundle.name == anchor for s in sites):
+            notes.append(
+                f"note: '{anchor}' is the name of a bundle here; a plain string "
+                "matches pass arguments, so anchor on its passes with "
+                f'InBundle("{anchor}")'
+            )
+        inside = [
+            s.entry.pass_.argument
+            for s in sites
+            if any(level.anchor == anchor for level, _ in s.steps[1:])
+        ]
+        if inside:
+            notes.append(
+                f"note: '{anchor}' is a nested pipeline here, not a pass; anchor on a "
+                f"pass inside it ({', '.join(dict.fromkeys(inside))}), or add to it "
+                f'with the builder nest("{anchor}") returned'
+            )
+    if scope is not tree.root and tree.matching(anchor):
+        notes.append(
+            f"note: '{anchor_text(anchor)}' is in the enclosing builder, the "
+            f"'{tree.root.anchor}' pipeline; call {what.split('(')[0]} on it: this "
+            f"nested builder searches its own '{scope.anchor}' pipeline only"
+        )
+    if notes:
+        first, rest = str(error).split("\n", 1)
+        error.args = ("\n".join([first, *(f"  {n}" for n in notes), rest]),)
 
 
 def _not_found(

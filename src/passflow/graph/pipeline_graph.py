@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import TypeVar, cast
+from typing import NoReturn, TypeVar, cast
 
 from passflow.graph.compile import compile_schedule
 from passflow.graph.declaration import (
@@ -239,6 +239,14 @@ class PipelineGraph:
             return decl
         populate = as_populate(copied, self.name, decl.name)
         return replace(decl, populate=populate, source=copied)
+
+    def run(self, *args: object, **kwargs: object) -> NoReturn:
+        """A graph does not run: its schedule does. Raises `PipelineGraphError`
+        saying so, rather than an `AttributeError`."""
+        raise PipelineGraphError(
+            f"graph '{self.name}' is a declaration and does not run; fix: create its "
+            "schedule first, graph.create_schedule().run(op)"
+        )
 
     def _registered(self, name: str, action: str) -> Declaration:
         found = self._declarations.get(name)

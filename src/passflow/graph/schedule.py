@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, cast
 
 from passflow import ir, registry
 from passflow.diagnostics import PassPipelineError
@@ -234,6 +234,13 @@ class PipelineSchedule:
         `max_jumps_per_edge` times raises `JumpLimitError` (both are
         `PassPipelineError`s). A failing pass raises `PassPipelineError`.
         """
+        given = cast(object, op)  # callers may be untyped
+        if not isinstance(given, ir.Operation):
+            shown = f"{type(given).__name__} {given!r}"
+            raise PipelineGraphError(
+                f"schedule '{self.name}': run() takes an Operation, got "
+                f"{shown[:80]}; fix: parse it first, run(ir.parse_module(text))"
+            )
         if pass_manager is None:
             pass_manager = PassManager(ir.operation_name(op).name)
         elif pass_manager.passes:
