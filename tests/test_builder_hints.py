@@ -79,7 +79,7 @@ def test_an_anchor_on_a_nest_says_to_anchor_on_a_pass_inside() -> None:
         pipeline().insert_after(Lower(), "func.func")
     assert (
         "note: 'func.func' is a nested pipeline here, not a pass; anchor on a pass "
-        "inside it (hint-vectorize), or add to it with the builder nest(\"func.func\") "
+        'inside it (hint-vectorize), or add to it with the builder nest("func.func") '
         "returned"
     ) in str(caught.value)
 
