@@ -8,10 +8,11 @@ passes may look up). The run's key covers the rest: the module's shell (its
 header, attributes and aliases), the file name, the pipeline as printed with
 all its options, the verifier and pass-error settings, the caller's `salt`
 (passflow-opt hashes every flag that is not about where files go or how many
-processes run), the passflow and xDSL versions, and the code: the source
+processes run), the xDSL version, and the code: the source
 files of every class of every pass in the pipeline (plugins included; the
-xDSL pass an adapter runs, too) and every source file of passflow itself, so
-an edited pass or helper is never served an old result.
+xDSL pass an adapter runs, too) and every source file of passflow itself
+(its version among them), so an edited pass or helper is never served an old
+result.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from pathlib import Path
 
 import xdsl
 
-import passflow
 from passflow.pass_base import walk_passes
 from passflow.pass_manager import PassManager
 from passflow.sliced.scan import PieceText, SourceSlices
@@ -44,9 +44,13 @@ def _digest(*parts: str) -> str:
     return hasher.hexdigest()
 
 
+_PACKAGE = Path(__file__).resolve().parents[1]
+"""passflow's own source tree (its `__init__.py` holds the version)."""
+
+
 def _source_files(pm: PassManager) -> set[Path]:
     """passflow's own source files and those defining each pass's classes."""
-    root = Path(passflow.__file__).resolve().parent
+    root = _PACKAGE
     files = set(root.rglob("*.py"))
     for pass_ in walk_passes([pm]):
         classes: list[type] = list(type(pass_).__mro__)
@@ -79,7 +83,6 @@ def run_key(pm: PassManager, name: str, shell: PieceText, salt: str) -> str:
         json.dumps(
             [
                 CACHE_FORMAT,
-                str(passflow.__version__),
                 str(xdsl.__version__),
                 code_fingerprint(pm),
                 str(pm),

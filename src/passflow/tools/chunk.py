@@ -39,6 +39,7 @@ from passflow.instruments.timing import TimingManager, TimingScope
 from passflow.manager import Nesting, OpPassManager
 from passflow.pass_manager import PassManager
 from passflow.pipeline_text import add_pass_flag, parse_pass_pipeline
+from passflow.sliced.cache import ResultCache
 from passflow.sliced.run import Fallback, run_sliced_on, sliced_jobs_of
 from passflow.sliced.shipped import ExecutorLostError
 from passflow.tools.action_options import action_session
@@ -82,6 +83,9 @@ class Invocation:
     options: PassManagerOptions = field(default_factory=PassManagerOptions)
     """The pass-manager flags, validated (`run` fills it in)."""
     executor: ChildExecutor | None = None
+    cache: ResultCache | None = None
+    """The result cache (`--cache`), if asked for and usable."""
+    cache_salt: str = ""
 
 
 def pipeline_error(
@@ -301,7 +305,9 @@ class ChunkRun:
         """The chunk run sliced (`passflow.sliced`): its printed output, None
         on failure, or a `Fallback` when it must run whole."""
         args = self.args
-        if not sliced_flags(args) or sliced_jobs_of(self.inv.executor) is None:
+        if not sliced_flags(args) or (
+            sliced_jobs_of(self.inv.executor) is None and self.inv.cache is None
+        ):
             return Fallback("the command line asks for a whole run")
         try:
             pm = build_pass_manager(self.inv, "builtin.module", self.ctx, None)
@@ -320,6 +326,8 @@ class ChunkRun:
                 first_line=self.first_line,
                 generic=args.mlir_print_op_generic,
                 allow_unregistered=args.allow_unregistered_dialect,
+                cache=self.inv.cache,
+                cache_salt=self.inv.cache_salt,
             )
         except ExecutorLostError as err:
             where = f" '{args.scheduler}'" if args.scheduler else ""

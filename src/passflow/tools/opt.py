@@ -41,6 +41,12 @@ from passflow.source_diagnostics import (
     VerifyLevel,
 )
 from passflow.tools.action_options import add_action_flags
+from passflow.tools.cache_options import (
+    add_cache_flags,
+    cache_maintenance,
+    cache_salt,
+    open_cache,
+)
 from passflow.tools.chunk import (
     NO_PIPELINE_GRAPH,
     ChunkRun,
@@ -185,6 +191,7 @@ def build_parser() -> FlagParser:
     )
     add_action_flags(parser)
     add_remark_flags(parser)
+    add_cache_flags(parser)
     flag("--version", help="print passflow's and xDSL's versions and exit")
     flag("-h", "--help", help="show this help and exit")
     return parser
@@ -304,6 +311,9 @@ def run(inv: Invocation) -> int:
     if args.gen_pass_doc:
         sys.stdout.write(generate_markdown())
         return 0
+    maintained = cache_maintenance(args)
+    if maintained is not None:
+        return maintained
     inv.options = options = check_tool_flags(args)
     registry.load_plugins()  # before timing starts: mlir-opt registers passes first
     try:
@@ -330,6 +340,8 @@ def run(inv: Invocation) -> int:
         if executor is not None:
             executor.close()
         return 1
+    inv.cache = open_cache(args)
+    inv.cache_salt = cache_salt(args, [f"{f.name}={f.options}" for f in inv.pass_flags])
     try:
         for chunk, first_line in split_chunks(text, args.split_input_file):
             level = args.verify_diagnostics
@@ -347,6 +359,10 @@ def run(inv: Invocation) -> int:
         reports.finish(args.timing_trace)
         if inv.executor is not None:
             inv.executor.close()
+        if inv.cache is not None:
+            for warning in inv.cache.warnings:
+                sys.stderr.write(f"{PROG}: warning: {warning}\n")
+            inv.cache.close()
     if not ok and args.output != "-":
         return 1  # as mlir-opt, no output file unless every chunk succeeded
     separator = f"{args.output_split_marker}\n" if args.output_split_marker else ""

@@ -1,0 +1,124 @@
+"""passflow-opt's result cache flags: `--cache[=DIR]`, `--cache-max-size`,
+`--cache-stats`, `--cache-clear` (docs/cache.md).
+
+The cache is off unless asked for, by `--cache` or by `PASSFLOW_CACHE_DIR`.
+It serves sliced runs of nested pipelines only (`passflow.sliced.cache`);
+every other run goes on as without it. A directory that cannot hold the
+cache is one note, and the run goes on uncached.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import sys
+from pathlib import Path
+
+from passflow.diagnostics import PassflowError
+from passflow.sliced.cache import (
+    DEFAULT_MAX_SIZE,
+    CacheUnavailableError,
+    ResultCache,
+    default_cache_dir,
+    parse_size,
+)
+from passflow.tools.command_line import FlagParser
+
+__all__ = ["add_cache_flags", "cache_maintenance", "cache_salt", "open_cache"]
+
+_NOT_IN_THE_KEY = frozenset(
+    {
+        "input",
+        "output",
+        "cache",
+        "cache_max_size",
+        "cache_stats",
+        "cache_clear",
+        "executor",
+        "jobs",
+        "scheduler",
+    }
+)
+"""Flags that choose where files go and what computes the result, never what
+the result is: they stay out of the key."""
+
+
+def add_cache_flags(parser: FlagParser) -> None:
+    parser.add_value_optional(
+        "--cache",
+        bare="",
+        metavar="DIR",
+        help="reuse the results of unchanged top-level ops from the cache in DIR "
+        "(default $PASSFLOW_CACHE_DIR, else $XDG_CACHE_HOME/passflow or "
+        "~/.cache/passflow); $PASSFLOW_CACHE_DIR alone turns it on",
+    )
+    parser.add_option(
+        "--cache-max-size",
+        metavar="SIZE",
+        help="evict the least recently used cache entries past SIZE "
+        "(bytes, or with K, M, G; default 1G)",
+    )
+    parser.add_flag("--cache-stats", help="print the cache's statistics and exit")
+    parser.add_flag("--cache-clear", help="empty the cache and exit")
+
+
+def _directory(args: argparse.Namespace) -> Path | None:
+    chosen: str | None = args.cache
+    if chosen is None and not os.environ.get("PASSFLOW_CACHE_DIR"):
+        return None
+    return Path(chosen) if chosen else default_cache_dir()
+
+
+def _max_size(args: argparse.Namespace) -> int:
+    if args.cache_max_size is None:
+        return DEFAULT_MAX_SIZE
+    try:
+        return parse_size(args.cache_max_size)
+    except ValueError as err:
+        raise PassflowError(f"for the --cache-max-size option: {err}") from None
+
+
+def open_cache(args: argparse.Namespace) -> ResultCache | None:
+    """The cache the command line asks for, or None (off, or unusable: then
+    one note on stderr)."""
+    directory = _directory(args)
+    if directory is None:
+        return None
+    try:
+        return ResultCache(directory, _max_size(args))
+    except CacheUnavailableError as err:
+        sys.stderr.write(f"passflow-opt: note: running without the cache: {err}\n")
+        return None
+
+
+def cache_maintenance(args: argparse.Namespace) -> int | None:
+    """`--cache-stats` / `--cache-clear`: the exit status, or None if neither
+    was asked for."""
+    if not (args.cache_stats or args.cache_clear):
+        return None
+    directory = _directory(args) or default_cache_dir()
+    try:
+        cache = ResultCache(directory, _max_size(args))
+    except CacheUnavailableError as err:
+        sys.stderr.write(f"passflow-opt: {err}\n")
+        return 1
+    try:
+        if args.cache_clear:
+            cache.clear()
+        if args.cache_stats:
+            sys.stdout.write(str(cache.stats()))
+    finally:
+        cache.close()
+    return 0
+
+
+def cache_salt(args: argparse.Namespace, pass_flags: list[str]) -> str:
+    """What the output depends on besides the text and the pipeline: every
+    flag but those that choose files and executors, and the pass flags."""
+    settings = sorted(
+        (name, repr(value))
+        for name, value in vars(args).items()
+        if name not in _NOT_IN_THE_KEY
+    )
+    return hashlib.sha256(repr((settings, pass_flags)).encode()).hexdigest()
