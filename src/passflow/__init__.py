@@ -9,60 +9,40 @@ Builder) and `passflow.graph` (the PipelineGraph); `passflow.remarks` adds the
 remark argument helpers (`add`, `reason`, `suggest`, `metric`).
 
 Importing passflow has no side effects: no pass is registered and no plugin is
-loaded. The registry, textual pipelines, analyses, the builder, the graph and
-the command-line layers load on first use of one of their names, so a program
-that does not use them starts faster.
+loaded. It imports nothing either: every name loads its module on first use
+(`from passflow import PassManager` loads the pass manager and what it needs,
+not the executors, the builder or the graph), so a program, and passflow-opt,
+pays at start-up only for the layers it uses.
 """
 
 import importlib
 from typing import TYPE_CHECKING
 
-from passflow import ir
-from passflow.actions import DebugCounter, ExecutionContext
-from passflow.analysis import AnalysisManager, PreservedAnalyses
-from passflow.diagnostics import (
-    Diagnostic,
-    IRParseError,
-    Location,
-    OptionError,
-    PassflowError,
-    PassNestingError,
-    PassPipelineError,
-    PipelineParseError,
-    RegistrationError,
-    Severity,
-)
-from passflow.executors import (
-    DaskExecutor,
-    ProcessExecutor,
-    SerialExecutor,
-    ShippingExecutor,
-    ThreadExecutor,
-)
-from passflow.instrumentation import (
-    InstrumentationError,
-    PassInstrumentation,
-    PipelineParentInfo,
-)
-from passflow.instruments import IRPrinterConfig, RunReport
-from passflow.instruments.action_logging import ActionLogger
-from passflow.instruments.action_profiler import ActionProfiler
-from passflow.manager import Nesting, OpPassManager, OpToOpPassAdaptor
-from passflow.options import ListOption, Option, PipelineOptions
-from passflow.pass_base import InterfacePass, OperationPass, Pass
-from passflow.pass_manager import PassManager
-from passflow.remarks import (
-    RemarkCategories,
-    RemarkEngine,
-    RemarkKind,
-    RemarkOpts,
-    YamlRemarkStreamer,
-)
-from passflow.statistics import Statistic
-
 if TYPE_CHECKING:
+    from passflow import ir
+    from passflow.actions import DebugCounter, ExecutionContext
     from passflow.analyses import DominanceInfo, Liveness
+    from passflow.analysis import AnalysisManager, PreservedAnalyses
     from passflow.builder import PassKind, PipelineBuilder
+    from passflow.diagnostics import (
+        Diagnostic,
+        IRParseError,
+        Location,
+        OptionError,
+        PassflowError,
+        PassNestingError,
+        PassPipelineError,
+        PipelineParseError,
+        RegistrationError,
+        Severity,
+    )
+    from passflow.executors import (
+        DaskExecutor,
+        ProcessExecutor,
+        SerialExecutor,
+        ShippingExecutor,
+        ThreadExecutor,
+    )
     from passflow.graph import (
         JumpLimitError,
         PipelineCycleError,
@@ -75,8 +55,29 @@ if TYPE_CHECKING:
         UndeclaredJumpError,
         UnknownPipelineError,
     )
+    from passflow.instrumentation import (
+        InstrumentationError,
+        PassInstrumentation,
+        PipelineParentInfo,
+    )
+    from passflow.instruments.action_logging import ActionLogger
+    from passflow.instruments.action_profiler import ActionProfiler
+    from passflow.instruments.ir_printing import IRPrinterConfig
+    from passflow.instruments.report import RunReport
+    from passflow.manager import Nesting, OpPassManager, OpToOpPassAdaptor
+    from passflow.options import ListOption, Option, PipelineOptions
+    from passflow.pass_base import InterfacePass, OperationPass, Pass
+    from passflow.pass_manager import PassManager
     from passflow.pipeline_text import parse_pass_pipeline, parse_pass_pipeline_into
     from passflow.registry import register_pass, register_pipeline
+    from passflow.remarks import (
+        RemarkCategories,
+        RemarkEngine,
+        RemarkKind,
+        RemarkOpts,
+        YamlRemarkStreamer,
+    )
+    from passflow.statistics import Statistic
     from passflow.tools.action_options import action_session, add_action_flags
     from passflow.tools.command_line import CommandLineError, FlagParser
     from passflow.tools.pass_manager_options import (
@@ -88,41 +89,90 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 """passflow's version (the package metadata's, which reads it from here)."""
 
-_LAZY = {
-    "DominanceInfo": "passflow.analyses",
-    "Liveness": "passflow.analyses",
-    "PassKind": "passflow.builder",
-    "PipelineBuilder": "passflow.builder",
-    "JumpLimitError": "passflow.graph",
-    "PipelineCycleError": "passflow.graph",
-    "PipelineGraph": "passflow.graph",
-    "PipelineGraphError": "passflow.graph",
-    "PipelineNameError": "passflow.graph",
-    "PipelineSchedule": "passflow.graph",
-    "ScheduleRunError": "passflow.graph",
-    "SubgraphBoundaryError": "passflow.graph",
-    "UndeclaredJumpError": "passflow.graph",
-    "UnknownPipelineError": "passflow.graph",
-    "parse_pass_pipeline": "passflow.pipeline_text",
-    "parse_pass_pipeline_into": "passflow.pipeline_text",
-    "register_pass": "passflow.registry",
-    "register_pipeline": "passflow.registry",
-    "action_session": "passflow.tools.action_options",
-    "add_action_flags": "passflow.tools.action_options",
-    "CommandLineError": "passflow.tools.command_line",
-    "FlagParser": "passflow.tools.command_line",
-    "PassManagerOptions": "passflow.tools.pass_manager_options",
-    "add_pass_manager_flags": "passflow.tools.pass_manager_options",
-    "add_remark_flags": "passflow.tools.remark_options",
-    "remark_session": "passflow.tools.remark_options",
+_MODULES = {
+    "passflow.actions": ("DebugCounter", "ExecutionContext"),
+    "passflow.analyses": ("DominanceInfo", "Liveness"),
+    "passflow.analysis": ("AnalysisManager", "PreservedAnalyses"),
+    "passflow.builder": ("PassKind", "PipelineBuilder"),
+    "passflow.diagnostics": (
+        "Diagnostic",
+        "IRParseError",
+        "Location",
+        "OptionError",
+        "PassflowError",
+        "PassNestingError",
+        "PassPipelineError",
+        "PipelineParseError",
+        "RegistrationError",
+        "Severity",
+    ),
+    "passflow.executors": (
+        "DaskExecutor",
+        "ProcessExecutor",
+        "SerialExecutor",
+        "ShippingExecutor",
+        "ThreadExecutor",
+    ),
+    "passflow.graph": (
+        "JumpLimitError",
+        "PipelineCycleError",
+        "PipelineGraph",
+        "PipelineGraphError",
+        "PipelineNameError",
+        "PipelineSchedule",
+        "ScheduleRunError",
+        "SubgraphBoundaryError",
+        "UndeclaredJumpError",
+        "UnknownPipelineError",
+    ),
+    "passflow.instrumentation": (
+        "InstrumentationError",
+        "PassInstrumentation",
+        "PipelineParentInfo",
+    ),
+    "passflow.instruments.action_logging": ("ActionLogger",),
+    "passflow.instruments.action_profiler": ("ActionProfiler",),
+    "passflow.instruments.ir_printing": ("IRPrinterConfig",),
+    "passflow.instruments.report": ("RunReport",),
+    "passflow.manager": ("Nesting", "OpPassManager", "OpToOpPassAdaptor"),
+    "passflow.options": ("ListOption", "Option", "PipelineOptions"),
+    "passflow.pass_base": ("InterfacePass", "OperationPass", "Pass"),
+    "passflow.pass_manager": ("PassManager",),
+    "passflow.pipeline_text": ("parse_pass_pipeline", "parse_pass_pipeline_into"),
+    "passflow.registry": ("register_pass", "register_pipeline"),
+    "passflow.remarks": (
+        "RemarkCategories",
+        "RemarkEngine",
+        "RemarkKind",
+        "RemarkOpts",
+        "YamlRemarkStreamer",
+    ),
+    "passflow.statistics": ("Statistic",),
+    "passflow.tools.action_options": ("action_session", "add_action_flags"),
+    "passflow.tools.command_line": ("CommandLineError", "FlagParser"),
+    "passflow.tools.pass_manager_options": (
+        "PassManagerOptions",
+        "add_pass_manager_flags",
+    ),
+    "passflow.tools.remark_options": ("add_remark_flags", "remark_session"),
 }
+"""Each module passflow re-exports from, and the names it takes from it."""
+
+_LAZY = {name: module for module, names in _MODULES.items() for name in names}
+"""Every exported name (but `ir`, a submodule) and the module that defines it."""
 
 
 def __getattr__(name: str) -> object:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'passflow' has no attribute '{name}'")
-    return getattr(importlib.import_module(module), name)
+    """Load an exported name's module on first use (PEP 562), and keep the name."""
+    if name == "ir":
+        value: object = importlib.import_module("passflow.ir")
+    else:
+        module = _LAZY.get(name)
+        if module is None:
+            raise AttributeError(f"module 'passflow' has no attribute '{name}'")
+        value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
 
 
 __all__ = [

@@ -12,21 +12,31 @@ All keep the contract of `passflow.execution` and run each child through
 `passflow.executors.child_run`. `make_executor` is what passflow-opt's
 `--executor`/`--jobs`/`--scheduler` build; `as_child_executor` wraps a
 `concurrent.futures` executor.
+
+Importing this package loads no executor: each class loads on first use of its
+name (or when `make_executor` builds one), so a serial run never imports the
+thread pool, the shipping codec or Dask, and a run of the default process
+executor only its own module.
 """
 
 from __future__ import annotations
 
+import importlib
 import multiprocessing
-from concurrent.futures import Executor, ThreadPoolExecutor
+from typing import TYPE_CHECKING
 
 from passflow.diagnostics import PassflowError
 from passflow.execution import ChildExecutor
-from passflow.executors.child_run import ExecutorProfile, default_jobs
-from passflow.executors.dask import DaskExecutor
-from passflow.executors.forking import ProcessExecutor
-from passflow.executors.serial import SerialExecutor
-from passflow.executors.shipping import ShippingExecutor
-from passflow.executors.threads import ThreadExecutor
+
+if TYPE_CHECKING:
+    from concurrent.futures import Executor
+
+    from passflow.executors.child_run import ExecutorProfile, default_jobs
+    from passflow.executors.dask import DaskExecutor
+    from passflow.executors.forking import ProcessExecutor
+    from passflow.executors.serial import SerialExecutor
+    from passflow.executors.shipping import ShippingExecutor
+    from passflow.executors.threads import ThreadExecutor
 
 __all__ = [
     "EXECUTOR_KINDS",
@@ -42,6 +52,25 @@ __all__ = [
     "make_executor",
     "threading_disabled",
 ]
+
+_LAZY = {
+    "DaskExecutor": "passflow.executors.dask",
+    "ExecutorProfile": "passflow.executors.child_run",
+    "ProcessExecutor": "passflow.executors.forking",
+    "SerialExecutor": "passflow.executors.serial",
+    "ShippingExecutor": "passflow.executors.shipping",
+    "ThreadExecutor": "passflow.executors.threads",
+    "default_jobs": "passflow.executors.child_run",
+}
+"""The names this package exports from its modules, each loaded on first use."""
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'passflow.executors' has no attribute '{name}'")
+    return getattr(importlib.import_module(module), name)
+
 
 EXECUTOR_KINDS = ("serial", "thread", "process", "dask")
 """What `make_executor` (and passflow-opt's `--executor`) accepts."""
@@ -78,12 +107,22 @@ def make_executor(
         )
     if jobs is not None and jobs < 1:
         raise PassflowError(f"the number of jobs must be at least 1, got {jobs}")
+    # Each executor's module loads here, when it is chosen (start-up: the
+    # thread pool, the shipping codec and Dask cost a run that uses none).
     if kind == "serial" or (jobs == 1 and kind != "dask"):
+        from passflow.executors.serial import SerialExecutor
+
         return SerialExecutor()
     if kind == "thread":
+        from passflow.executors.threads import ThreadExecutor
+
         return ThreadExecutor(jobs)
     if kind == "process":
+        from passflow.executors.forking import ProcessExecutor
+
         return ProcessExecutor(jobs)
+    from passflow.executors.dask import DaskExecutor
+
     return DaskExecutor(scheduler, jobs=jobs)
 
 
@@ -99,6 +138,12 @@ def as_child_executor(
     """
     if executor is None or isinstance(executor, ChildExecutor):
         return executor
+    # Loaded only for a foreign executor (start-up: see make_executor).
+    from concurrent.futures import ThreadPoolExecutor
+
+    from passflow.executors.shipping import ShippingExecutor
+    from passflow.executors.threads import ThreadExecutor
+
     if isinstance(executor, ThreadPoolExecutor):
         return ThreadExecutor(jobs, pool=executor)
     return ShippingExecutor(executor, jobs=jobs)

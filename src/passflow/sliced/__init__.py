@@ -15,13 +15,22 @@ that: input that does not parse or verify, ops whose printing depends on
 their neighbours, pipelines that do not start with nested pipelines, runs
 that something observes. Passes after the nested pipelines run in the parent,
 on the ops the workers send back encoded.
+
+Importing this package loads none of its modules: each name loads its module
+on first use, so a run that does not slice pays nothing for it.
 """
 
-from passflow.sliced.batch import BatchResult, BatchRunner
-from passflow.sliced.plan import SlicePlan, why_not_sliced
-from passflow.sliced.run import Fallback, SlicedOutcome, SlicedProfile, run_sliced
-from passflow.sliced.scan import Piece, PieceText, SourceSlices, scan_slices
-from passflow.sliced.shipped import ExecutorLostError, shipped_runner
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from passflow.sliced.batch import BatchResult, BatchRunner
+    from passflow.sliced.plan import SlicePlan, why_not_sliced
+    from passflow.sliced.run import Fallback, SlicedOutcome, SlicedProfile, run_sliced
+    from passflow.sliced.scan import Piece, PieceText, SourceSlices, scan_slices
+    from passflow.sliced.shipped import ExecutorLostError, shipped_runner
 
 __all__ = [
     "BatchResult",
@@ -39,3 +48,27 @@ __all__ = [
     "shipped_runner",
     "why_not_sliced",
 ]
+
+_LAZY = {
+    "BatchResult": "passflow.sliced.batch",
+    "BatchRunner": "passflow.sliced.batch",
+    "ExecutorLostError": "passflow.sliced.shipped",
+    "Fallback": "passflow.sliced.run",
+    "Piece": "passflow.sliced.scan",
+    "PieceText": "passflow.sliced.scan",
+    "SlicePlan": "passflow.sliced.plan",
+    "SlicedOutcome": "passflow.sliced.run",
+    "SlicedProfile": "passflow.sliced.run",
+    "SourceSlices": "passflow.sliced.scan",
+    "run_sliced": "passflow.sliced.run",
+    "scan_slices": "passflow.sliced.scan",
+    "shipped_runner": "passflow.sliced.shipped",
+    "why_not_sliced": "passflow.sliced.plan",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'passflow.sliced' has no attribute '{name}'")
+    return getattr(importlib.import_module(module), name)
