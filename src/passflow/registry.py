@@ -16,10 +16,9 @@ from __future__ import annotations
 
 import importlib
 import inspect
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from importlib.metadata import EntryPoint, entry_points
-from typing import Any, TypeVar, cast, overload
+from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
 
 from passflow.diagnostics import OptionError, RegistrationError
 from passflow.manager import OpPassManager
@@ -27,6 +26,9 @@ from passflow.options import PipelineOptions
 from passflow.pass_base import Pass
 from passflow.trust import check_pass
 from passflow.xdsl_passes import adapter_for
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
 
 __all__ = [
     "PassInfo",
@@ -113,6 +115,7 @@ _xdsl_adapters: dict[str, PassInfo] = {}
 listed as registered does not depend on what was looked up before."""
 _pipelines: dict[str, PipelineInfo] = {}
 _lazy: dict[str, _Lazy] = {}
+_builtins_loaded = False
 _plugins_loaded = False
 _plugins_loading = False
 
@@ -255,6 +258,15 @@ def entry_point_origin(entry: EntryPoint) -> tuple[str, str | None]:
     return f"'{entry.name} = {entry.value}' in group '{entry.group}'", distribution
 
 
+def entry_points(group: str) -> Iterable[EntryPoint]:
+    """The installed entry points of `group`."""
+    # importlib.metadata (email, zipfile, csv, ...) and the scan of every
+    # installed distribution cost 10-25 ms: only a run that needs plugins pays.
+    from importlib import metadata
+
+    return metadata.entry_points(group=group)
+
+
 def load_entry_points(
     group: str,
 ) -> tuple[list[tuple[EntryPoint, object]], list[PluginFailure]]:
@@ -277,8 +289,26 @@ def plugins_loaded() -> bool:
     return _plugins_loaded and not _plugins_loading
 
 
+def load_builtins() -> None:
+    """Register the built-in and test passes (once): cheap, as they register
+    lazily (`register_lazy`), without importing a pass."""
+    global _builtins_loaded
+    if _builtins_loaded:
+        return
+    _builtins_loaded = True
+    # Importing these packages registers the built-in and test passes.
+    importlib.import_module("passflow.transforms")
+    importlib.import_module("passflow.testing")
+
+
 def load_plugins() -> None:
     """Register the built-in passes and every `passflow.passes` entry point (once).
+
+    Lookups load the plugins only when they need them: for a name that is
+    not registered (a plugin may register it, or shadow an xDSL pass of that
+    name) and for a registered pipeline (a plugin may extend it, as
+    `extend_graph` does), so that a run of registered passes never scans the
+    installed distributions. Listings load them all.
 
     Every plugin is loaded even when one fails; the failures are then raised
     together as one `RegistrationError` naming each plugin, its entry point and
@@ -288,10 +318,7 @@ def load_plugins() -> None:
     if _plugins_loaded:
         return
     _plugins_loaded = True
-    # Importing these packages registers the built-in and test passes.
-    importlib.import_module("passflow.transforms")
-    importlib.import_module("passflow.testing")
-
+    load_builtins()
     _plugins_loading = True
     try:
         loaded, failures = load_entry_points(ENTRY_POINT_GROUP)
@@ -314,10 +341,19 @@ def load_plugins() -> None:
         ) from failures[0].error
 
 
+def _prepare(argument: str) -> None:
+    """Make `argument` ready to be looked up: the built-ins registered, the
+    plugins loaded if it is not registered (`load_plugins`), and its module
+    imported if it was registered lazily."""
+    load_builtins()
+    if argument not in _lazy and argument not in _passes and argument not in _pipelines:
+        load_plugins()
+    _import_lazy(argument)
+
+
 def lookup_pass(argument: str) -> PassInfo | None:
     """The pass registered as `argument`; xDSL's passes come in on first use."""
-    load_plugins()
-    _import_lazy(argument)
+    _prepare(argument)
     found = _passes.get(argument) or _xdsl_adapters.get(argument)
     if found is None:
         adapter = adapter_for(argument)
@@ -329,8 +365,9 @@ def lookup_pass(argument: str) -> PassInfo | None:
 
 
 def lookup_pipeline(argument: str) -> PipelineInfo | None:
-    load_plugins()
-    _import_lazy(argument)
+    _prepare(argument)
+    if argument in _pipelines:
+        load_plugins()  # they may extend it
     return _pipelines.get(argument)
 
 
