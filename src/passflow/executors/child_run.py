@@ -19,7 +19,7 @@ import os
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from passflow import ir
 from passflow.diagnostics import Diagnostic, Severity
@@ -29,7 +29,6 @@ from passflow.executors.capture import (
     end_child_capture,
     replay_diagnostics,
 )
-from passflow.executors.transfer import ChangeDetector, Encoder
 from passflow.ir import Operation
 from passflow.pass_base import Pass, PassPipeline, walk_passes
 from passflow.statistics import (
@@ -39,6 +38,9 @@ from passflow.statistics import (
     statistics_of,
     take_statistic_effects,
 )
+
+if TYPE_CHECKING:
+    from passflow.executors.transfer import ChangeDetector, Encoder
 
 __all__ = [
     "INTERRUPT_POLL",

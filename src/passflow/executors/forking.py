@@ -168,7 +168,9 @@ class _ForkedRun:
         self.profile = ExecutorProfile(runs=1)
         # Made on the spawning thread (MLIR's prepass); the workers inherit them.
         self.ams = [work.am.nest(child) for _, child in work.items]
-        self.shared = shared_candidates([child for _, child in work.items])
+        self.shared: list[object] = []
+        """What the workers' results may refer to by index (`transfer`), found
+        when they are forked: a run that never forks never looks."""
 
     def run(self) -> bool:
         budget = self.executor.serial_budget
@@ -198,6 +200,7 @@ class _ForkedRun:
         start = time.perf_counter()
         waited = 0.0
         here = 0.0
+        self.shared = shared_candidates([child for _, child in self.work.items])
         self.pending.extend(range(first, len(self.work.items)))
         self.remaining = len(self.pending)
         self.profile.children = self.remaining
