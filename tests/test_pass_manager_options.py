@@ -150,7 +150,7 @@ def test_every_flag_is_read() -> None:
 def test_bad_values_are_llvm_cl_errors(argv: list[str], message: str) -> None:
     with pytest.raises(CommandLineError) as caught:
         parse(argv)
-    assert str(caught.value) == message
+    assert str(caught.value).splitlines()[0] == message  # then how to fix it
     assert isinstance(caught.value, PassflowError)
 
 

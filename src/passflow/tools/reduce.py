@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from passflow import ir
 from passflow.deep_stack import call_with_deep_stack
-from passflow.diagnostics import PassflowError
+from passflow.diagnostics import PassflowError, PipelineParseError
 from passflow.executors.child_run import default_jobs
 from passflow.instruments.reproducer import format_reproducer, read_reproducer
 from passflow.output_file import OutputFileError, write_output
@@ -37,6 +37,8 @@ from passflow.reduce import (
     default_test,
     parse_input,
 )
+from passflow.tools.command_line import CommandLineError, FlagParser
+from passflow.tools.hints import pipeline_error_note
 from passflow.tools.opt import read_input
 from passflow.trust import untrusted
 
@@ -71,53 +73,48 @@ examples:
 """
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+def build_parser() -> FlagParser:
+    """passflow-reduce's flags, parsed by llvm::cl's rules as passflow-opt's are
+    (every mistake one line and exit 1)."""
+    parser = FlagParser(
         prog=PROG,
         description=DESCRIPTION,
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument(
-        "input", metavar="INPUT", help="a reproducer, or IR with -p ('-': stdin)"
-    )
-    parser.add_argument(
+    add = parser.add_option
+    add("input", metavar="INPUT", help="a reproducer, or IR with -p ('-': stdin)")
+    add(
         "-p",
         "--pass-pipeline",
         metavar="PIPELINE",
         help="the pipeline to run, anchored (default: the reproducer's)",
     )
-    parser.add_argument(
+    add(
         "-o",
         "--output",
         default="-",
         metavar="FILE",
         help="where to write the reduced reproducer (default: '-', stdout)",
     )
-    parser.add_argument(
-        "--test", choices=TESTS, default=None, help="the failure to keep (see above)"
-    )
-    parser.add_argument(
-        "--match", metavar="TEXT", help="text the error message must contain"
-    )
-    parser.add_argument(
+    add("--test", choices=TESTS, default=None, help="the failure to keep (see above)")
+    add("--match", metavar="TEXT", help="text the error message must contain")
+    add(
         "--test-command",
         metavar="PROGRAM",
         help="run PROGRAM [--test-arg ...] FILE; status 0 means still failing",
     )
-    parser.add_argument(
+    add(
         "--test-arg",
         action="append",
         default=[],
         metavar="ARG",
         help="an argument for --test-command (repeat for more)",
     )
-    parser.add_argument(
-        "--bisect",
-        action="store_true",
-        help="find the first pass execution after which the run fails",
+    parser.add_flag(
+        "--bisect", help="find the first pass execution after which the run fails"
     )
-    parser.add_argument(
+    add(
         "-j",
         "--jobs",
         type=int,
@@ -125,25 +122,21 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="candidates tried at once, each in its own process (default: cores)",
     )
-    parser.add_argument(
+    add(
         "--timeout",
         type=float,
         default=60.0,
         metavar="SECONDS",
         help="a candidate running longer does not fail (default: 60)",
     )
-    parser.add_argument(
-        "--skip-pipeline", action="store_true", help="keep the pipeline as it is"
-    )
-    parser.add_argument("--skip-ir", action="store_true", help="keep the IR as it is")
-    parser.add_argument(
+    parser.add_flag("--skip-pipeline", help="keep the pipeline as it is")
+    parser.add_flag("--skip-ir", help="keep the IR as it is")
+    parser.add_flag(
         "--allow-unregistered-dialect",
-        action="store_true",
         help="allow operations of dialects that are not registered",
     )
-    parser.add_argument(
+    parser.add_flag(
         "--allow-unsafe-passes",
-        action="store_true",
         help="let a reproducer's pipeline run passes that start programs or read files",
     )
     return parser
@@ -290,13 +283,30 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+def parse_command_line(argv: Sequence[str]) -> argparse.Namespace:
+    """The command line by llvm::cl's rules; `CommandLineError` otherwise."""
+    args = build_parser().parse_command_line(argv)
     if args.jobs < 1:
-        sys.stderr.write(f"{PROG}: error: --jobs must be at least 1\n")
-        return 2
+        raise CommandLineError(
+            f"the number of jobs must be at least 1, got {args.jobs}"
+        )
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = parse_command_line(sys.argv[1:] if argv is None else argv)
+    except CommandLineError as err:  # llvm::cl's line, as passflow-opt's
+        sys.stderr.write(f"{PROG}: {err}\n")
+        return 1
     try:
         return call_with_deep_stack(lambda: run(args))
+    except PipelineParseError as err:
+        note = pipeline_error_note(err, args.pass_pipeline)
+        sys.stderr.write(f"{PROG}: error: {err}\n")
+        if note is not None:
+            sys.stderr.write(f"{PROG}: note: {note}\n")
+        return 1
     except (PassflowError, OutputFileError) as err:
         sys.stderr.write(f"{PROG}: error: {err}\n")
         return 1
