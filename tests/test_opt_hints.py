@@ -228,3 +228,144 @@ def test_verify_diagnostics_sees_only_mlir_opts_diagnostics(
     source = "func.func @f() {\n  retrn // expected-error {{custom op 'retrn' is unknown}}\n}\n"
     status, lines = run(tmp_path, capsys, "--verify-diagnostics", source=source)
     assert (status, lines) == (0, [])
+
+
+# --- common mistakes: mlir-opt's first line, then the fix -----------------------
+
+
+@pytest.mark.parametrize(
+    ("argv", "first", "note"),
+    [
+        (
+            ["-p", "builtin.module(func.func(cse{a=1,b=2}))"],
+            "<unknown>:0: error: <Pass-Options-Parser>: no such option a",
+            "MLIR separates a pass's options with spaces, not commas: write "
+            "`cse{a=1 b=2}`",
+        ),
+        (
+            ["-p", "builtin.module(canonicalize{max-iterations=3,top-down=false})"],
+            "passflow-opt: for the --max-iterations option: '3,top-down=false' value "
+            "invalid for long argument!",
+            "MLIR separates a pass's options with spaces, not commas: write "
+            "`canonicalize{max-iterations=3 top-down=false}`",
+        ),
+        (
+            ["-p", "builtin.module(test-function-pass)"],
+            "<unknown>:0: error: Can't add pass 'TestFunctionPass' restricted to "
+            "'func.func' on a PassManager intended to run on 'builtin.module', did "
+            "you intend to nest?",
+            "'test-function-pass' runs on 'func.func' ops: nest it in a pipeline on "
+            "them, as `builtin.module(func.func(test-function-pass))`",
+        ),
+        (
+            ["-p", "builtin.module(func.func(test-module-pass))"],
+            "<unknown>:0: error: Can't add pass 'TestModulePass' restricted to "
+            "'builtin.module' on a PassManager intended to run on 'func.func', did "
+            "you intend to nest?",
+            "'test-module-pass' runs on the 'builtin.module' op itself, not on the "
+            "'func.func' ops in it: move it out of `func.func(...)`, as "
+            "`builtin.module(func.func(...),test-module-pass)`",
+        ),
+        (
+            ["-p", "cse"],
+            "<unknown>:0: error: expected pass pipeline to be wrapped with the anchor "
+            "operation type, e.g. 'builtin.module(...)'",
+            "a pass pipeline starts with the op it runs on: write `builtin.module(cse)`",
+        ),
+        (
+            ["-p", "builtin.module(canonicalize{region-simplify=agressive})"],
+            "passflow-opt: for the --region-simplify option: Cannot find option named "
+            "'agressive'!",
+            "did you mean 'region-simplify=aggressive'?",
+        ),
+        (
+            ["--canonicalize=region-simplify=on"],
+            "passflow-opt: for the --region-simplify option: Cannot find option named "
+            "'on'!",
+            "'region-simplify' (an option of 'canonicalize') takes one of: disabled, "
+            "normal, aggressive",
+        ),
+        (
+            ["-p", "builtin.module(canonicalize{max-iterations=many})"],
+            "passflow-opt: for the --max-iterations option: 'many' value invalid for "
+            "long argument!",
+            "'max-iterations' (an option of 'canonicalize') takes an integer, as in "
+            "`canonicalize{max-iterations=10}`",
+        ),
+        (
+            ["-p", "builtin.module(cse{aggressive=true})"],
+            "<unknown>:0: error: <Pass-Options-Parser>: no such option aggressive",
+            "'cse' takes no options: write `cse`",
+        ),
+        (
+            ["-p", "builtin.module(canonicalize{fast=1})"],
+            "<unknown>:0: error: <Pass-Options-Parser>: no such option fast",
+            "the options of 'canonicalize' are: top-down, region-simplify, "
+            "max-iterations, max-num-rewrites, test-convergence, disable-patterns, "
+            "enable-patterns",
+        ),
+        (
+            ["-p", "builtin.module(lower-affine{fast=1})"],
+            '<unknown>:0: error: <Pass-Options-Parser>: Provided arguments ["fast"] '
+            "not found in expected arguments []",
+            "'lower-affine' takes no options: write `lower-affine`",
+        ),
+    ],
+)
+def test_a_common_pipeline_mistake_gets_the_fix(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    argv: list[str],
+    first: str,
+    note: str,
+) -> None:
+    status, lines = run(tmp_path, capsys, *argv)
+    assert status == 1
+    assert lines[0] == first
+    assert lines[-1] == f"<unknown>:0: note: {note}"
+
+
+@pytest.mark.parametrize("name", ["symbol-dce", "inline"])
+def test_a_symbol_pass_under_func_func_says_where_it_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    status, lines = run(tmp_path, capsys, "-p", f"builtin.module(func.func({name}))")
+    assert status == 1
+    under = "SymbolDCE" if name == "symbol-dce" else "the inliner"
+    path = f"{tmp_path}/input.mlir"
+    assert lines[0] == (
+        f"{path}:1:1: error: 'func.func' op  was scheduled to run under {under}, but "
+        "does not define a symbol table"
+    )
+    assert lines[3] == (
+        f"{path}:1:1: note: {name} runs on an op that defines a symbol table, such "
+        f"as 'builtin.module': put it in that op's pipeline, as "
+        f"`builtin.module({name})`, not in `func.func(...)`"
+    )
+
+
+@pytest.mark.parametrize(
+    "pipeline",
+    [
+        "builtin.module(canonicalize{max-iterations=3 top-down=false})",
+        "builtin.module(func.func(test-function-pass))",
+        "builtin.module(func.func(cse),test-module-pass)",
+        "builtin.module(canonicalize{region-simplify=aggressive})",
+        "builtin.module(cse)",
+        "builtin.module(symbol-dce)",
+    ],
+)
+def test_the_fixes_the_notes_give_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], pipeline: str
+) -> None:
+    assert run(tmp_path, capsys, "-p", pipeline) == (0, [])
+
+
+def test_hints_stay_out_of_verify_diagnostics(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, lines = run(
+        tmp_path, capsys, "-p", "builtin.module(cse{a=1,b=2})", "--verify-diagnostics"
+    )
+    assert status == 1
+    assert not any(": note: " in line for line in lines)

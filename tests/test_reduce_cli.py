@@ -138,6 +138,26 @@ def test_errors_are_one_line_and_exit_1(
     assert not (tmp_path / "pwned").exists()
 
 
+@pytest.mark.parametrize(
+    ("pipeline", "note"),
+    [
+        ("builtin.module(func.func(cannonicalize))", "did you mean 'canonicalize'?"),
+        (
+            "cse",
+            "a pass pipeline starts with the op it runs on: write `builtin.module(cse)`",
+        ),
+    ],
+)
+def test_a_pipeline_mistake_gets_the_fix_after_the_error(
+    tmp_path: Path, pipeline: str, note: str
+) -> None:
+    (tmp_path / "in.mlir").write_text(seeded_module(2, culprit=-1, ops=2))
+    failed = run(REDUCE, "in.mlir", "-p", pipeline, cwd=tmp_path)
+    assert failed.returncode == 1
+    assert failed.stderr.startswith("passflow-reduce: error: ")
+    assert failed.stderr.splitlines()[-1] == f"passflow-reduce: note: {note}"
+
+
 def test_help_is_enough_to_start() -> None:
     shown = run(REDUCE, "--help", cwd=Path.cwd())
     assert shown.returncode == 0

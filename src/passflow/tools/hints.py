@@ -11,17 +11,20 @@ nothing else.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
+from enum import Enum
+from typing import Any, cast
 
 from passflow import ir, registry
 from passflow.diagnostics import Diagnostic, PipelineParseError
 from passflow.instruments.ir_printing import MODULE_SCOPE_THREADING_TOOL_ERROR
-from passflow.options import options_of
+from passflow.options import EnumType, OptionBase, options_of
 from passflow.pipeline_text import (
     PipelineElement,
     parse_pipeline_elements,
     split_anchored,
 )
+from passflow.tools.command_line import closest
 from passflow.tools.pass_manager_options import LOCAL_REPRODUCER_THREADING_ERROR
 from passflow.xdsl_passes import xdsl_pass_names
 
@@ -60,12 +63,8 @@ _ALLOW_UNREGISTERED = (
 )
 
 
-def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:
-    """The candidate closest to `word` (difflib's ratio, at least 0.6), or None."""
-    from difflib import get_close_matches  # only after an error
-
-    found = get_close_matches(word, list(candidates), n=1)
-    return found[0] if found else None
+did_you_mean = closest
+"""The candidate closest to a word (difflib's ratio, at least 0.6), or None."""
 
 
 def threading_note(message: str) -> str | None:
@@ -155,28 +154,214 @@ def _elements(pipeline: str) -> list[PipelineElement]:
     return found
 
 
-def _option_names(pass_name: str) -> list[str]:
+def _options(pass_name: str) -> Mapping[str, OptionBase[Any]]:
     info = registry.lookup_pass(pass_name)
-    return [] if info is None else list(options_of(info.pass_class))
+    return {} if info is None else options_of(info.pass_class)
 
 
-def pipeline_error_note(
-    err: PipelineParseError, pipeline: str | None, flags: Iterable[str] = ()
-) -> str | None:
-    """ "Did you mean" for a pipeline error: the registered pass closest to an
-    unknown pass name, or the option closest to an unknown option of a pass in
-    `pipeline` (anchored text) or among the pass `flags` (their names)."""
+_FAILED_TO_ADD = re.compile(r"failed to add `([^`]*)` with options `([^`]*)`")
+_CANT_ADD = re.compile(
+    r"Can't add pass '[^']*' restricted to '([^']*)' on a PassManager intended "
+    r"to run on '([^']*)'"
+)
+_NOT_ANCHORED = "expected pass pipeline to be wrapped with the anchor operation type"
+_BAD_VALUE = re.compile(
+    r"for the --([\w-]+) option: '(.*)' value invalid for (.*) argument!$"
+)
+_BAD_ENUM = re.compile(r"for the --([\w-]+) option: Cannot find option named '(.*)'!$")
+_XDSL_UNKNOWN_OPTION = re.compile(
+    r"<Pass-Options-Parser>: Provided arguments \[(.*)\] not found in expected "
+    r"arguments \[(.*)\]"
+)
+_OPTION_AFTER_COMMA = re.compile(r",[ \t]*[\w-]+=")
+_KINDS = {
+    "integer": "an integer",
+    "long": "an integer",
+    "uint": "a non-negative integer",
+    "ulong": "a non-negative integer",
+    "floating point": "a number",
+}
+
+
+def _failed_pass(err: PipelineParseError) -> tuple[str, str] | None:
+    """The pass (and its options string) that mlir-opt's "failed to add" line
+    names first: the innermost element that failed."""
+    match = _FAILED_TO_ADD.search(err.message)
+    return None if match is None else (match.group(1), match.group(2))
+
+
+def _spaced(options: str) -> str | None:
+    """`options` with each comma that starts another `key=` (outside quotes,
+    braces, brackets and parentheses) replaced by a space, or None if it has
+    none: MLIR separates a pass's options with spaces."""
+    out: list[str] = []
+    depth = 0
+    quote = ""
+    changed = False
+    for index, char in enumerate(options):
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char in "{[(":
+            depth += 1
+        elif char in "}])":
+            depth -= 1
+        elif char == "," and depth == 0 and _OPTION_AFTER_COMMA.match(options, index):
+            out.append(" ")
+            changed = True
+            continue
+        out.append(char)
+    return "".join(out) if changed else None
+
+
+def _comma_note(err: PipelineParseError, _pipeline: str | None) -> str | None:
+    failed = _failed_pass(err)
+    if failed is None:
+        return None
+    name, options = failed
+    spaced = _spaced(options)
+    if spaced is None:
+        return None
+    return (
+        f"MLIR separates a pass's options with spaces, not commas: write "
+        f"`{name}{{{spaced}}}`"
+    )
+
+
+def _unknown_pass_note(err: PipelineParseError, _pipeline: str | None) -> str | None:
     if match := _UNKNOWN_PASS.search(err.message):
         close = did_you_mean(match.group(1), pass_names())
         return None if close is None else f"did you mean '{close}'?"
+    return None
+
+
+def _nesting_note(err: PipelineParseError, _pipeline: str | None) -> str | None:
+    """A pass restricted to another op than its pipeline's: nest it in a
+    pipeline on that op, or, for a module pass inside a nested pipeline, move
+    it out to the module's."""
+    match = _CANT_ADD.search(err.message)
+    failed = _failed_pass(err)
+    if match is None or failed is None:
+        return None
+    runs_on, anchor = match.groups()
+    name, options = failed
+    element = f"{name}{{{options}}}" if options else name
+    if runs_on == "builtin.module":
+        return (
+            f"'{name}' runs on the '{runs_on}' op itself, not on the '{anchor}' ops "
+            f"in it: move it out of `{anchor}(...)`, as `{runs_on}({anchor}(...),"
+            f"{element})`"
+        )
+    return (
+        f"'{name}' runs on '{runs_on}' ops: nest it in a pipeline on them, as "
+        f"`{anchor}({runs_on}({element}))`"
+    )
+
+
+def _anchor_note(err: PipelineParseError, pipeline: str | None) -> str | None:
+    """Un-anchored pipeline text (`-p cse`): the same passes, anchored."""
+    if pipeline is None or not err.message.startswith(_NOT_ANCHORED):
+        return None
+    text = pipeline.strip()
+    if not text or "(" in text or ")" in text:
+        return None
+    return (
+        f"a pass pipeline starts with the op it runs on: write `builtin.module({text})`"
+    )
+
+
+def _option_value_note(err: PipelineParseError, flags: Sequence[str]) -> str | None:
+    """A bad option value (llvm::cl's line): the values of an enum option, or
+    the kind of value and an example. The pass is the one that failed to be
+    added, or the pass flag with that option."""
+    failed = _failed_pass(err)
+    passes = [failed[0]] if failed is not None else list(flags)
+    for line in err.cl_messages:
+        enum = _BAD_ENUM.search(line)
+        bad = _BAD_VALUE.search(line)
+        match = enum or bad
+        if match is None:
+            continue
+        key = match.group(1)
+        owner = next((name for name in passes if key in _options(name)), None)
+        if owner is None:
+            return None
+        option = _options(owner)[key]
+        value_type = getattr(option, "value_type", None)
+        if enum is not None and isinstance(value_type, EnumType):
+            members = cast("EnumType[Enum]", value_type).enum
+            values = [str(member.value) for member in members]
+            close = did_you_mean(enum.group(2), values)
+            if close is not None:
+                return f"did you mean '{key}={close}'?"
+            return f"'{key}' (an option of '{owner}') takes one of: {', '.join(values)}"
+        if bad is not None and bad.group(3) in _KINDS:
+            example = option.format_value(option.fresh_default(), explicit=True)
+            return (
+                f"'{key}' (an option of '{owner}') takes {_KINDS[bad.group(3)]}, "
+                f"as in `{owner}{{{example}}}`"
+            )
+        return None
+    return None
+
+
+def _unknown_option_note(
+    err: PipelineParseError, pipeline: str | None, flags: Sequence[str]
+) -> str | None:
+    """An option the pass does not have: the one it meant, else the pass's
+    options (or that it takes none)."""
+    failed = _failed_pass(err)
     if match := _UNKNOWN_OPTION.search(err.message):
         key = match.group(1)
-        passes = [e.name for e in _elements(pipeline or "") if e.options is not None]
-        for name in [*passes, *flags]:
-            known = _option_names(name)
+        if failed is not None:
+            candidates = [failed[0]]
+        else:
+            elements = _elements(pipeline or "")
+            candidates = [e.name for e in elements if e.options is not None]
+            candidates += flags
+        for name in candidates:
+            known = list(_options(name))
             if key in known:
                 continue
             close = did_you_mean(key, known)
             if close is not None:
                 return f"did you mean '{close}' (an option of '{name}')?"
+        if failed is not None:
+            return _options_of_note(failed[0], list(_options(failed[0])))
+        return None
+    if (match := _XDSL_UNKNOWN_OPTION.search(err.message)) and failed is not None:
+        given = re.findall(r'"([^"]*)"', match.group(1))
+        known = re.findall(r'"([^"]*)"', match.group(2))
+        close = did_you_mean(given[0], known) if given else None
+        if close is not None:
+            return f"did you mean '{close}' (an option of '{failed[0]}')?"
+        return _options_of_note(failed[0], known)
     return None
+
+
+def _options_of_note(name: str, known: list[str]) -> str:
+    if not known:
+        return f"'{name}' takes no options: write `{name}`"
+    return f"the options of '{name}' are: {', '.join(known)}"
+
+
+_PIPELINE_NOTES = (_comma_note, _unknown_pass_note, _nesting_note, _anchor_note)
+
+
+def pipeline_error_note(
+    err: PipelineParseError, pipeline: str | None, flags: Iterable[str] = ()
+) -> str | None:
+    """How to fix a pipeline error, after mlir-opt's message: commas between a
+    pass's options, the registered pass closest to an unknown name, where to
+    nest a pass restricted to another op, the anchor a pipeline lacks, the
+    values a bad option value could take, or the option closest to an unknown
+    one of a pass in `pipeline` (anchored text) or among the pass `flags`
+    (their names)."""
+    for note in _PIPELINE_NOTES:
+        found = note(err, pipeline)
+        if found is not None:
+            return found
+    flags = list(flags)
+    found = _option_value_note(err, flags)
+    return found if found is not None else _unknown_option_note(err, pipeline, flags)

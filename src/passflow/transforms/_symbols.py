@@ -24,7 +24,8 @@ from xdsl.irdl import IRDLOperation
 from xdsl.traits import SymbolOpInterface, SymbolTable
 from xdsl.utils.hints import isa
 
-from passflow.ir import direct_children
+from passflow.diagnostics import Diagnostic, Severity
+from passflow.ir import direct_children, location, operation_name
 
 __all__ = [
     "SymbolTables",
@@ -33,6 +34,7 @@ __all__ = [
     "is_symbol",
     "is_symbol_table",
     "nearest_symbol_table",
+    "not_a_symbol_table",
     "set_private",
     "symbol_name",
     "symbol_uses",
@@ -99,6 +101,29 @@ def nearest_symbol_table(op: Operation) -> Operation | None:
             return None
         current = current.parent_op()
     return current
+
+
+def not_a_symbol_table(
+    op: Operation, scheduled_under: str, argument: str
+) -> Diagnostic:
+    """MLIR's error for a symbol pass scheduled on an op that defines no symbol
+    table (`func.func(symbol-dce)`), with a note saying where the pass runs."""
+    name = operation_name(op).name
+    error = Diagnostic(
+        Severity.ERROR,
+        f"'{name}' op  was scheduled to run under {scheduled_under}, but does not "
+        "define a symbol table",
+        location(op),
+    )
+    parent = op.parent_op()
+    table = None if parent is None else nearest_symbol_table(parent)
+    table_name = "builtin.module" if table is None else operation_name(table).name
+    error.attach_note(
+        f"{argument} runs on an op that defines a symbol table, such as "
+        f"'{table_name}': put it in that op's pipeline, as `{table_name}({argument})`, "
+        f"not in `{name}(...)`"
+    )
+    return error
 
 
 def walk_symbol_tables(

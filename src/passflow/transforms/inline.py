@@ -35,6 +35,7 @@ from passflow.transforms._symbols import (
     is_symbol,
     is_symbol_table,
     nearest_symbol_table,
+    not_a_symbol_table,
     symbol_uses,
     walk_symbol_tables,
 )
@@ -102,11 +103,7 @@ class Inliner(OperationPass):
         graph = self.get_analysis(CallGraph)
         op = self.get_operation()
         if not is_symbol_table(op):
-            self.emit_op_error(
-                op,
-                " was scheduled to run under the inliner, but does not define a "
-                "symbol table",
-            )
+            self.emit_diagnostic(not_a_symbol_table(op, "the inliner", self.argument))
             self.signal_pass_failure()
             return
         try:

@@ -16,6 +16,7 @@ from passflow.transforms._symbols import (
     is_symbol,
     is_symbol_table,
     nearest_symbol_table,
+    not_a_symbol_table,
     symbol_uses,
 )
 
@@ -90,10 +91,8 @@ information on `Symbols`.
     def run_on_operation(self) -> None:
         table_op = self.get_operation()
         if not is_symbol_table(table_op):
-            self.emit_op_error(
-                table_op,
-                " was scheduled to run under SymbolDCE, but does not define a "
-                "symbol table",
+            self.emit_diagnostic(
+                not_a_symbol_table(table_op, "SymbolDCE", self.argument)
             )
             self.signal_pass_failure()
             return
