@@ -92,11 +92,12 @@ bound = [
     if not name.startswith("_") and name != "TYPE_CHECKING"
     and not isinstance(value, types.ModuleType)
 ]
-print(*sorted({*bound, *passflow._LAZY, "ir"}))
+lazy = [name for names in passflow._MODULES.values() for name in names]
+print(*sorted({*bound, *lazy, "ir"}))
 """
 """The public names a fresh `import passflow` offers: those it binds
 (everything but private names, submodules and `TYPE_CHECKING`), those it loads
-on first use (`passflow._LAZY`), and `passflow.ir`."""
+on first use (`passflow._MODULES`), and `passflow.ir`."""
 
 
 def test_all_is_sorted_and_without_duplicates() -> None:

@@ -15,8 +15,9 @@ not the executors, the builder or the graph), so a program, and passflow-opt,
 pays at start-up only for the layers it uses.
 """
 
-import importlib
 from typing import TYPE_CHECKING
+
+from passflow.lazy import lazy_exports as _lazy_exports
 
 if TYPE_CHECKING:
     from passflow import ir
@@ -158,21 +159,7 @@ _MODULES = {
 }
 """Each module passflow re-exports from, and the names it takes from it."""
 
-_LAZY = {name: module for module, names in _MODULES.items() for name in names}
-"""Every exported name (but `ir`, a submodule) and the module that defines it."""
-
-
-def __getattr__(name: str) -> object:
-    """Load an exported name's module on first use (PEP 562), and keep the name."""
-    if name == "ir":
-        value: object = importlib.import_module("passflow.ir")
-    else:
-        module = _LAZY.get(name)
-        if module is None:
-            raise AttributeError(f"module 'passflow' has no attribute '{name}'")
-        value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = _lazy_exports(__name__, {**_MODULES, "passflow.ir": ("ir",)})
 
 
 __all__ = [

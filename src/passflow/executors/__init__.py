@@ -21,12 +21,12 @@ executor only its own module.
 
 from __future__ import annotations
 
-import importlib
 import multiprocessing
 from typing import TYPE_CHECKING
 
 from passflow.diagnostics import PassflowError
 from passflow.execution import ChildExecutor
+from passflow.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
@@ -53,23 +53,21 @@ __all__ = [
     "threading_disabled",
 ]
 
-_LAZY = {
-    "DaskExecutor": "passflow.executors.dask",
-    "ExecutorProfile": "passflow.executors.child_run",
-    "ProcessExecutor": "passflow.executors.forking",
-    "SerialExecutor": "passflow.executors.serial",
-    "ShippingExecutor": "passflow.executors.shipping",
-    "ThreadExecutor": "passflow.executors.threads",
-    "default_jobs": "passflow.executors.child_run",
+_MODULES = {
+    "passflow.executors.dask": ("DaskExecutor",),
+    "passflow.executors.child_run": (
+        "ExecutorProfile",
+        "default_jobs",
+    ),
+    "passflow.executors.forking": ("ProcessExecutor",),
+    "passflow.executors.serial": ("SerialExecutor",),
+    "passflow.executors.shipping": ("ShippingExecutor",),
+    "passflow.executors.threads": ("ThreadExecutor",),
 }
-"""The names this package exports from its modules, each loaded on first use."""
+"""The names this package exports, by the module that defines them."""
 
 
-def __getattr__(name: str) -> object:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'passflow.executors' has no attribute '{name}'")
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_exports(__name__, _MODULES)
 
 
 EXECUTOR_KINDS = ("serial", "thread", "process", "dask")

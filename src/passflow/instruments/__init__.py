@@ -8,8 +8,9 @@ of them: each name loads its module on first use.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from passflow.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from passflow.instruments.chrome_trace import ChromeTrace
@@ -38,21 +39,22 @@ __all__ = [
     "TimingScope",
 ]
 
-_LAZY = {
-    "ChromeTrace": "passflow.instruments.chrome_trace",
-    "IRPrinterConfig": "passflow.instruments.ir_printing",
-    "IRPrinterInstrumentation": "passflow.instruments.ir_printing",
-    "PassTiming": "passflow.instruments.timing",
-    "RunReport": "passflow.instruments.report",
-    "TimingDisplay": "passflow.instruments.timing",
-    "TimingFormat": "passflow.instruments.timing",
-    "TimingManager": "passflow.instruments.timing",
-    "TimingScope": "passflow.instruments.timing",
+_MODULES = {
+    "passflow.instruments.chrome_trace": ("ChromeTrace",),
+    "passflow.instruments.ir_printing": (
+        "IRPrinterConfig",
+        "IRPrinterInstrumentation",
+    ),
+    "passflow.instruments.timing": (
+        "PassTiming",
+        "TimingDisplay",
+        "TimingFormat",
+        "TimingManager",
+        "TimingScope",
+    ),
+    "passflow.instruments.report": ("RunReport",),
 }
+"""The names this package exports, by the module that defines them."""
 
 
-def __getattr__(name: str) -> object:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'passflow.instruments' has no attribute '{name}'")
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_exports(__name__, _MODULES)

@@ -22,8 +22,9 @@ on first use, so a run that does not slice pays nothing for it.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from passflow.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from passflow.sliced.batch import BatchResult, BatchRunner
@@ -49,26 +50,33 @@ __all__ = [
     "why_not_sliced",
 ]
 
-_LAZY = {
-    "BatchResult": "passflow.sliced.batch",
-    "BatchRunner": "passflow.sliced.batch",
-    "ExecutorLostError": "passflow.sliced.shipped",
-    "Fallback": "passflow.sliced.run",
-    "Piece": "passflow.sliced.scan",
-    "PieceText": "passflow.sliced.scan",
-    "SlicePlan": "passflow.sliced.plan",
-    "SlicedOutcome": "passflow.sliced.run",
-    "SlicedProfile": "passflow.sliced.run",
-    "SourceSlices": "passflow.sliced.scan",
-    "run_sliced": "passflow.sliced.run",
-    "scan_slices": "passflow.sliced.scan",
-    "shipped_runner": "passflow.sliced.shipped",
-    "why_not_sliced": "passflow.sliced.plan",
+_MODULES = {
+    "passflow.sliced.batch": (
+        "BatchResult",
+        "BatchRunner",
+    ),
+    "passflow.sliced.shipped": (
+        "ExecutorLostError",
+        "shipped_runner",
+    ),
+    "passflow.sliced.run": (
+        "Fallback",
+        "SlicedOutcome",
+        "SlicedProfile",
+        "run_sliced",
+    ),
+    "passflow.sliced.scan": (
+        "Piece",
+        "PieceText",
+        "SourceSlices",
+        "scan_slices",
+    ),
+    "passflow.sliced.plan": (
+        "SlicePlan",
+        "why_not_sliced",
+    ),
 }
+"""The names this package exports, by the module that defines them."""
 
 
-def __getattr__(name: str) -> object:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'passflow.sliced' has no attribute '{name}'")
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_exports(__name__, _MODULES)
