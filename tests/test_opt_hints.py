@@ -369,3 +369,20 @@ def test_hints_stay_out_of_verify_diagnostics(
     )
     assert status == 1
     assert not any(": note: " in line for line in lines)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="needs tools/pass_manager_options._pass_arguments to raise "
+    "command_line.unknown_choice(flag, name, <every pass name>) (owned elsewhere)",
+)
+def test_a_misspelt_pass_in_print_ir_after_gets_llvm_cls_did_you_mean(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit):
+        run(tmp_path, capsys, "--cse", "--mlir-print-ir-after=csee")
+    assert capsys.readouterr().err.splitlines() == [
+        "passflow-opt: for the --mlir-print-ir-after option: Cannot find option "
+        "named 'csee'!",
+        "passflow-opt: Did you mean '--mlir-print-ir-after=cse'?",
+    ]
