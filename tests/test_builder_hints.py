@@ -139,3 +139,31 @@ def test_replace_gives_the_new_pass_its_own_kinds_unless_asked() -> None:
     builder.add("cse", kinds=(PassKind.LOWERING,))
     builder.replace("cse", "symbol-dce", keep_kinds=True)
     assert PassKind.LOWERING in builder
+
+
+class Foreign(_Stub):
+    argument = "hint-foreign"
+
+
+def test_a_builders_own_tags_stay_in_that_builder() -> None:
+    framework = PipelineBuilder(framework="acme")
+    framework.add(Foreign())
+    other = PipelineBuilder(framework="other")
+    other.add(Foreign())
+    framework.tag_kinds(Foreign, PassKind("Tiling"))
+    assert PassKind("Tiling") in framework
+    assert PassKind("Tiling") not in other
+    framework.insert_after(Lower(), PassKind("Tiling"))
+    assert str(framework.build()) == "builtin.module(hint-foreign,hint-lower)"
+    assert PassKind("Tiling") in framework.copy()
+
+
+def test_a_failed_extension_block_takes_its_tags_back() -> None:
+    builder = PipelineBuilder(framework="acme")
+    builder.add(Foreign())
+    with pytest.raises(AnchorNotFoundError), builder.extension("tiling"):
+        builder.tag_kinds("hint-foreign", PassKind.LOWERING)
+        builder.insert_after(Lower(), "no-such-pass")
+    assert PassKind.LOWERING not in builder
+    with pytest.raises(BuilderError, match=r"tag_kinds\(Foreign, \.\.\.\): kinds=\(\)"):
+        builder.tag_kinds(Foreign)

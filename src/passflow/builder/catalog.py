@@ -25,6 +25,7 @@ from passflow.xdsl_passes import XDSLPass
 __all__ = [
     "KIND_TABLE",
     "UNKNOWN",
+    "KindTags",
     "kinds_generation",
     "kinds_of",
     "known_kinds",
@@ -228,41 +229,97 @@ KIND_TABLE: Mapping[str, tuple[PassKind, ...]] = _invert(_BY_KIND)
 the table adds to them.
 """
 
-_tagged_names: dict[str, frozenset[str]] = {}
-_tagged_classes: dict[type, frozenset[str]] = {}
-_generation = 0
+
+class KindTags:
+    """Kinds given to passes by argument and by class (subclasses too), as
+    `tag_kinds` gives them: everywhere (the module's), or in one builder
+    (`PipelineBuilder.tag_kinds`). `generation` changes with every tag, for
+    caches of kinds."""
+
+    def __init__(self) -> None:
+        self.names: dict[str, frozenset[str]] = {}
+        self.classes: dict[type, frozenset[str]] = {}
+        self.generation = 0
+
+    def tag(
+        self,
+        target: str | type[Pass] | type[ModulePass],
+        kinds: tuple[str, ...],
+        call: str,
+    ) -> None:
+        """Add `kinds` to `target`'s; `call` (`tag_kinds`) names the call in errors."""
+        given = cast(tuple[object, ...], kinds)  # callers may be untyped
+        if not given or not all(isinstance(k, str) and k for k in given):
+            raise BuilderError(
+                f"{call}({_target_code(target)}, ...): kinds={given!r}; expected one "
+                f"or more kind names; fix: {call}(target, PassKind.LOWERING)"
+            )
+        added = frozenset(str(k) for k in kinds)
+        given_target = cast(object, target)  # callers may be untyped
+        if isinstance(target, str) and target:
+            self.names[target] = self.names.get(target, frozenset()) | added
+        elif isinstance(given_target, type) and issubclass(
+            given_target, Pass | ModulePass
+        ):
+            self.classes[given_target] = (
+                self.classes.get(given_target, frozenset()) | added
+            )
+        else:
+            raise BuilderError(
+                f"{call}({_target_code(target)}, ...): expected a pass argument or a "
+                f'pass class; fix: {call}("my-pass", ...) or {call}(MyPass, ...)'
+            )
+        self.generation += 1
+
+    def kinds(self, pass_: Pass) -> frozenset[str]:
+        """The kinds tagged on `pass_`, by its argument and its classes."""
+        kinds = self.names.get(pass_.argument, frozenset())
+        if self.classes:
+            classes: tuple[type, ...] = type(pass_).__mro__
+            if isinstance(pass_, XDSLPass):
+                classes = (*classes, *pass_.xdsl_class.__mro__)
+            for cls in classes:
+                kinds |= self.classes.get(cls, frozenset())
+        return kinds
+
+    def all_kinds(self) -> set[str]:
+        return {
+            kind
+            for tags in (*self.names.values(), *self.classes.values())
+            for kind in tags
+        }
+
+    def copy(self) -> KindTags:
+        new = KindTags()
+        new.restore(self.snapshot())
+        return new
+
+    def snapshot(self) -> tuple[dict[str, frozenset[str]], dict[type, frozenset[str]]]:
+        return dict(self.names), dict(self.classes)
+
+    def restore(
+        self, saved: tuple[dict[str, frozenset[str]], dict[type, frozenset[str]]]
+    ) -> None:
+        self.names, self.classes = dict(saved[0]), dict(saved[1])
+        self.generation += 1
+
+
+_GLOBAL_TAGS = KindTags()
 
 
 def tag_kinds(target: str | type[Pass] | type[ModulePass], *kinds: str) -> None:
-    """Give kinds to passes you don't own: by argument, or by class (subclasses too).
+    """Give kinds to passes you don't own, everywhere: by argument, or by class
+    (subclasses too).
 
     `tag_kinds("convert-foo-to-llvm", PassKind.LOWERING)` or
     `tag_kinds(ForeignPass, PassKind.LOWERING)`; an xDSL `ModulePass` class tags the
     adapter that runs it. Tags add to what the class and the table declare, apply in
     every builder from now on (passes already placed included), and cannot be taken
-    back: they describe what a pass does, which does not change.
+    back. This is for a pass's author, saying what the pass does; a framework
+    that tags passes for its own pipeline uses `PipelineBuilder.tag_kinds`, which
+    leaves other builders alone.
     """
-    given = cast(tuple[object, ...], kinds)  # callers may be untyped
-    if not given or not all(isinstance(k, str) and k for k in given):
-        raise BuilderError(
-            f"tag_kinds({_target_code(target)}, ...): kinds={given!r}; expected one "
-            "or more kind names; fix: tag_kinds(target, PassKind.LOWERING)"
-        )
-    global _generation
-    added = frozenset(str(k) for k in kinds)
-    given_target = cast(object, target)  # callers may be untyped
-    if isinstance(target, str) and target:
-        _tagged_names[target] = _tagged_names.get(target, frozenset()) | added
-    elif isinstance(given_target, type) and issubclass(given_target, Pass | ModulePass):
-        _tagged_classes[given_target] = (
-            _tagged_classes.get(given_target, frozenset()) | added
-        )
-    else:
-        raise BuilderError(
-            f"tag_kinds({_target_code(target)}, ...): expected a pass argument or a "
-            'pass class; fix: tag_kinds("my-pass", ...) or tag_kinds(MyPass, ...)'
-        )
-    _generation += 1
+    _GLOBAL_TAGS.tag(target, kinds, "tag_kinds")
 
 
 def _target_code(target: object) -> str:
@@ -271,29 +328,21 @@ def _target_code(target: object) -> str:
 
 def kinds_generation() -> int:
     """A number that changes whenever `tag_kinds` adds kinds, for caches of kinds."""
-    return _generation
+    return _GLOBAL_TAGS.generation
 
 
 def known_kinds() -> frozenset[str]:
     """The standard kinds, the table's, and every kind given by `tag_kinds`."""
     known = {str(kind) for kind in STANDARD_KINDS}
     known.update(kind for kinds in KIND_TABLE.values() for kind in kinds)
-    for tags in (*_tagged_names.values(), *_tagged_classes.values()):
-        known.update(tags)
+    known.update(_GLOBAL_TAGS.all_kinds())
     return frozenset(known)
 
 
 def kinds_of(pass_: Pass) -> frozenset[str]:
     """A pass's kinds: its class's `kinds`, the table's entry, and tags by name or class."""
     kinds = _declared(pass_) | frozenset(KIND_TABLE.get(pass_.argument, UNKNOWN))
-    kinds |= _tagged_names.get(pass_.argument, frozenset())
-    if _tagged_classes:
-        classes: tuple[type, ...] = type(pass_).__mro__
-        if isinstance(pass_, XDSLPass):
-            classes = (*classes, *pass_.xdsl_class.__mro__)
-        for cls in classes:
-            kinds |= _tagged_classes.get(cls, frozenset())
-    return kinds
+    return kinds | _GLOBAL_TAGS.kinds(pass_)
 
 
 def _declared(pass_: Pass) -> frozenset[str]:

@@ -444,13 +444,14 @@ def _cycle(
 
 
 def unknown_kinds(
-    plan: Plan, rules: Sequence[Rule]
+    plan: Plan, rules: Sequence[Rule], tagged: set[str]
 ) -> list[tuple[tuple[object, ...], str]]:
     """(key, message) for each kind that a weak constraint or a rule names, that
     no pass of `plan` has, and that is no standard, tabled or tagged kind: most
-    likely a typo, which would make the constraint hold trivially."""
+    likely a typo, which would make the constraint hold trivially. `tagged`
+    are the kinds the builder's own `tag_kinds` gave."""
     present = {kind for slot in plan.slots for kind in slot.kinds}
-    known = known_kinds() | present
+    known = known_kinds() | present | tagged
     named: list[tuple[str, str]] = []  # (the constraint and its source, the kind)
     for rule in rules:
         where = f"require({anchor_code(rule.subject)}, {rule.constraint}) by {rule.placed_by}"

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import cast
 
 from passflow.builder.bundles import Bundle, passes_from_text
-from passflow.builder.catalog import kinds_generation, kinds_of
+from passflow.builder.catalog import KindTags, kinds_generation, kinds_of
 from passflow.builder.errors import BuilderError
 from passflow.builder.kinds import Anchor, matches
 from passflow.manager import OpToOpPassAdaptor
@@ -53,22 +53,30 @@ class PassEntry:
     pass_: Pass
     origin: Origin
     tags: tuple[str, ...] = ()
-    _kinds: tuple[int, frozenset[str]] = field(init=False, repr=False)
+    _kinds: tuple[tuple[int, int], frozenset[str]] = field(init=False, repr=False)
     key: float = field(init=False, default=0.0)
     """Its place in run order: larger runs later (kept by `tree.Tree`)."""
     home: Level | BundleEntry | None = field(init=False, default=None, repr=False)
     """The level or bundle holding it (kept by `tree.Tree`)."""
+    scope: KindTags | None = field(init=False, default=None, repr=False)
+    """The tags of the builder holding it (`PipelineBuilder.tag_kinds`)."""
 
     def __post_init__(self) -> None:
-        self._kinds = (kinds_generation(), kinds_of(self.pass_) | frozenset(self.tags))
+        kinds = kinds_of(self.pass_) | frozenset(self.tags)  # checks the class now
+        self._kinds = ((kinds_generation(), -1), kinds)
 
     @property
     def kinds(self) -> frozenset[str]:
-        """Its class's kinds, the kind table's, `tag_kinds` tags and `tags`."""
-        generation, kinds = self._kinds
-        if generation != kinds_generation():
+        """Its class's kinds, the kind table's, `tag_kinds` tags (everywhere and
+        in its builder) and `tags`."""
+        scope = self.scope
+        generation = (kinds_generation(), -1 if scope is None else scope.generation)
+        cached, kinds = self._kinds
+        if cached != generation:
             kinds = kinds_of(self.pass_) | frozenset(self.tags)
-            self._kinds = (kinds_generation(), kinds)
+            if scope is not None:
+                kinds |= scope.kinds(self.pass_)
+            self._kinds = (generation, kinds)
         return kinds
 
     @property

@@ -20,6 +20,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TypeAlias, cast
 
+from xdsl.passes import ModulePass
+
 from passflow.builder.bundles import Bundle, cleanup
 from passflow.builder.checks import Check, Evaluation, Rule, evaluate, unknown_kinds
 from passflow.builder.constraints import (
@@ -119,10 +121,16 @@ class _Shared:
     auto_cleanup: Bundle | None = None
     has_broken: bool = False
     """The last full evaluation found broken weak constraints (warned about)."""
-    marks: list[tuple[int, int, int, dict[str, PointEntry]]] = field(
-        default_factory=lambda: list[tuple[int, int, int, dict[str, PointEntry]]]()
+    marks: list[tuple[int, int, int, dict[str, PointEntry], int]] = field(
+        default_factory=lambda: list[tuple[int, int, int, dict[str, PointEntry], int]]()
     )
     points: dict[str, PointEntry] = field(default_factory=lambda: {})
+    scopes: list[tuple[dict[str, frozenset[str]], dict[type, frozenset[str]]]] = field(
+        default_factory=lambda: list[
+            tuple[dict[str, frozenset[str]], dict[type, frozenset[str]]]
+        ]()
+    )
+    """The builder's kind tags at each `begin`, to put back on rollback."""
     tree: Tree = field(init=False)
 
     def __post_init__(self) -> None:
@@ -150,6 +158,8 @@ class _Shared:
                 for name, entry in self.points.items()
             },
         )
+        new.tree.scope = self.tree.scope.copy()
+        new.tree.renumber()
         new.tree.dirty = self.tree.dirty
         return new
 
@@ -165,17 +175,29 @@ class _Shared:
         """Start a transaction: a call, an extension block, a build."""
         self.tree.begin()
         self.marks.append(
-            (len(self.rules), len(self.history), len(self.splits), dict(self.points))
+            (
+                len(self.rules),
+                len(self.history),
+                len(self.splits),
+                dict(self.points),
+                self.tree.scope.generation,
+            )
         )
+        self.scopes.append(self.tree.scope.snapshot())
 
     def commit(self) -> None:
         self.tree.commit()
         self.marks.pop()
+        self.scopes.pop()
 
     def rollback(self) -> None:
-        """Put every level, bundle, rule and log back as they were at `begin`."""
+        """Put every level, bundle, rule, tag and log back as they were at `begin`."""
         self.tree.rollback()
-        rules, history, splits, points = self.marks.pop()
+        rules, history, splits, points, generation = self.marks.pop()
+        saved = self.scopes.pop()
+        if self.tree.scope.generation != generation:
+            self.tree.scope.restore(saved)
+            self.tree.dirty = True
         self.points = points
         if len(self.rules) != rules:
             self.tree.dirty = True
@@ -498,6 +520,28 @@ class PipelineBuilder:
 
         self._apply(what, change)
 
+    def tag_kinds(
+        self, target: str | type[Pass] | type[ModulePass], *kinds: str
+    ) -> None:
+        """Give kinds to passes you don't own, in this builder only (and its copies).
+
+        `builder.tag_kinds("convert-foo-to-spirv", PassKind.LOWERING)` by argument,
+        or `builder.tag_kinds(VendorTiling, PassKind("Tiling"))` by class
+        (subclasses too; an xDSL `ModulePass` class tags the adapter that runs
+        it). The tags apply to the passes already placed and to those placed
+        later, and are undone with the call or `extension()` block that made them
+        if it fails. Another builder is not affected: for a pass's own kinds,
+        everywhere, its author uses `passflow.builder.tag_kinds` or its class's
+        `kinds`.
+        """
+        scope = self._shared.tree.scope
+
+        def change() -> None:
+            scope.tag(target, kinds, "tag_kinds")
+            self._shared.tree.dirty = True
+
+        self._apply(f"tag_kinds({_item_code(target)}, ...)", change)
+
     def extension_point(self, name: str) -> None:
         """Declare, here, a named place where extensions add passes with `add_at`.
 
@@ -799,7 +843,8 @@ class PipelineBuilder:
         shared.commit()
         shared.settled(evaluation)
         self._shared.warn_new(evaluation, final=True)
-        for key, message in unknown_kinds(evaluation.plan, shared.rules):
+        tagged = shared.tree.scope.all_kinds()
+        for key, message in unknown_kinds(evaluation.plan, shared.rules, tagged):
             if key not in shared.warned:
                 shared.warned.add(key)
                 warnings.warn(

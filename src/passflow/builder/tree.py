@@ -26,7 +26,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from typing import Any
 
-from passflow.builder.catalog import kinds_generation
+from passflow.builder.catalog import KindTags, kinds_generation
 from passflow.builder.entries import (
     BundleEntry,
     Entry,
@@ -97,7 +97,9 @@ class Tree:
     def __init__(self, root: Level) -> None:
         self.root = root
         self._indexes: dict[object, _Ordered] = {}
-        self._generation = kinds_generation()
+        self.scope = KindTags()
+        """The kinds this builder gives passes (`PipelineBuilder.tag_kinds`)."""
+        self._generation = self._kinds_generation()
         self._journals: list[_Journal] = []
         self.added: list[PassEntry] = []
         """Passes placed since the last check, for the quick check."""
@@ -157,6 +159,7 @@ class Tree:
         passes = list(pass_entries(list(units)))
         for entry in passes:  # keeps the level sorted by key until `_spread`
             entry.key = before.key if before is not None else float("-inf")
+            entry.scope = self.scope
         level.entries[index:index] = units
         for unit in units:
             _home(unit, level)
@@ -224,6 +227,9 @@ class Tree:
         level.entries.insert(self.position(level, nested), first)
         first.home = level
 
+    def _kinds_generation(self) -> tuple[int, int]:
+        return kinds_generation(), self.scope.generation
+
     def renumber(self) -> None:
         """Give every pass a fresh key in run order, and rebuild the indexes."""
         _home_all(self.root)
@@ -231,10 +237,11 @@ class Tree:
         for entry in pass_entries(self.root.entries):
             key += _STEP
             entry.key = key
+            entry.scope = self.scope
             self.classes.add(type(entry.pass_))
         anchors = [ordered.anchor for ordered in self._indexes.values()]
         self._indexes.clear()
-        self._generation = kinds_generation()
+        self._generation = self._kinds_generation()
         for anchor in anchors:
             self.matching(anchor)
 
@@ -245,7 +252,7 @@ class Tree:
         return self.ordered(anchor).entries
 
     def ordered(self, anchor: Anchor) -> _Ordered:
-        if self._generation != kinds_generation():
+        if self._generation != self._kinds_generation():
             self.renumber()
         key = anchor_key(anchor)
         ordered = self._indexes.get(key)
