@@ -1,0 +1,110 @@
+"""The result cache (`passflow-opt --cache`), end to end: whole processes on N
+generated functions (bench/parallel.py's input), `builtin.module(func.func(
+canonicalize,cse))`, in rounds that run each command once:
+
+  plain   passflow-opt without the cache (the default run: sliced, 2 jobs)
+  cold    with --cache on an empty cache directory
+  warm    with --cache again, nothing changed
+  edited  with --cache after one function in the middle was edited in place
+  mlir    mlir-opt (C++, one thread) on the same file, if --mlir-opt PATH is given
+
+It prints the median of each over the rounds, the targets' ratios (warm/cold,
+warm/mlir-opt, edited/cold, cold/plain) and checks every output against the
+plain run's. Run:
+
+    .venv/bin/python bench/cache.py [--functions 1000] [--rounds 5] [--mlir-opt PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from parallel import make_input
+
+PIPELINE = "builtin.module(func.func(canonicalize,cse))"
+TOOL = Path(sys.executable).parent / "passflow-opt"
+
+
+def timed(argv: list[str], output: Path) -> float:
+    start = time.perf_counter()
+    with output.open("w") as out:
+        subprocess.run(argv, stdout=out, check=True)
+    return time.perf_counter() - start
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--functions", type=int, default=1000)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--mlir-opt", help="an mlir-opt to compare with")
+    args = parser.parse_args(argv)
+    work = Path(tempfile.mkdtemp(prefix="passflow-bench-cache-"))
+    try:
+        return _bench(work, args.functions, args.rounds, args.mlir_opt)
+    finally:
+        shutil.rmtree(work)
+
+
+def _bench(work: Path, functions: int, rounds: int, mlir_opt: str | None) -> int:
+    text = make_input(functions)
+    source = work / "input.mlir"
+    edited_text = text.replace(
+        f"func.func @f{functions // 2}(%a: i32, %b: i32) -> i32 {{\n"
+        f"  %c = arith.constant {functions // 2 % 7} : i32",
+        f"func.func @f{functions // 2}(%a: i32, %b: i32) -> i32 {{\n"
+        f"  %c = arith.constant 99 : i32",
+    )
+    assert edited_text != text
+    passflow = [str(TOOL), str(source), "-p", PIPELINE]
+    times: dict[str, list[float]] = {}
+    outputs: dict[str, Path] = {}
+    for round_ in range(rounds):
+        cache = work / f"cache{round_}"
+        plan: list[tuple[str, str, list[str]]] = [
+            ("plain", text, passflow),
+            ("cold", text, [*passflow, f"--cache={cache}"]),
+            ("warm", text, [*passflow, f"--cache={cache}"]),
+            ("edited", edited_text, [*passflow, f"--cache={cache}"]),
+            ("plain-edited", edited_text, passflow),
+        ]
+        if mlir_opt is not None:
+            plan.append(
+                ("mlir", text, [mlir_opt, str(source), f"--pass-pipeline={PIPELINE}"])
+            )
+        for name, content, command in plan:
+            source.write_text(content)
+            outputs[name] = work / f"{name}.out"
+            times.setdefault(name, []).append(timed(command, outputs[name]))
+        shutil.rmtree(cache)
+    same = outputs["plain"].read_text()
+    for name in ("cold", "warm"):
+        if outputs[name].read_text() != same:
+            print(f"{name}: output differs from the plain run", file=sys.stderr)
+            return 1
+    if outputs["edited"].read_text() != outputs["plain-edited"].read_text():
+        print("edited: output differs from the plain run", file=sys.stderr)
+        return 1
+    median = {name: statistics.median(values) for name, values in times.items()}
+    print(f"{functions} functions, {PIPELINE}, median of {rounds} rounds (s):")
+    for name, seconds in median.items():
+        print(f"  {name:<13} {seconds:7.3f}")
+    print("ratios (targets in brackets):")
+    print(f"  warm / cold    {median['warm'] / median['cold']:.3f}  [<= 0.15]")
+    print(f"  edited / cold  {median['edited'] / median['cold']:.3f}  [<= 0.25]")
+    print(f"  cold / plain   {median['cold'] / median['plain']:.3f}  [<= 1.05]")
+    if "mlir" in median:
+        print(f"  warm / mlir    {median['warm'] / median['mlir']:.3f}  [<= 2]")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
