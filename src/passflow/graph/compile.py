@@ -281,10 +281,7 @@ def _fixed(order: list[str], predecessors: Mapping[str, set[str]]) -> set[str]:
     the order both ways while keeping those maximal (minimal) pipelines costs
     the pipelines and edges, once.
     """
-    successors: dict[str, set[str]] = {name: set() for name in order}
-    for name, earlier in predecessors.items():
-        for other in earlier:
-            successors[other].add(name)
+    successors = _reverse(order, predecessors)
 
     def sweep(names: list[str], inward: Mapping[str, set[str]]) -> set[str]:
         ok: set[str] = set()
@@ -317,10 +314,7 @@ def _check_meaning(
     branch is a choice). A jump between two pipelines declared in neither order
     goes back in some orders and ahead in others.
     """
-    successors: dict[str, set[str]] = {name: set() for name in order}
-    for name, earlier in predecessors.items():
-        for other in earlier:
-            successors[other].add(name)
+    successors = _reverse(order, predecessors)
     before: dict[str, set[str]] = {}
     after: dict[str, set[str]] = {}
 
@@ -386,6 +380,17 @@ def _check_meaning(
                     f"'{source}' in the predecessors of '{target}' for a jump "
                     "ahead (a branch is a choice: register_choice)"
                 )
+
+
+def _reverse(
+    order: list[str], predecessors: Mapping[str, set[str]]
+) -> dict[str, set[str]]:
+    """Each pipeline's direct successors, from the direct predecessors."""
+    successors: dict[str, set[str]] = {name: set() for name in order}
+    for name, earlier in predecessors.items():
+        for other in earlier:
+            successors[other].add(name)
+    return successors
 
 
 def _reach(name: str, edges: Mapping[str, set[str]]) -> set[str]:
