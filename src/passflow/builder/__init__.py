@@ -22,9 +22,9 @@ Modules: `kinds` (PassKind, anchors), `catalog` (the kinds of passflow's and
 xDSL's passes, `tag_kinds`), `constraints` (Requires, AfterLast, BeforeFirst,
 FollowedByCleanup, PrecededByCleanup), `bundles` (Bundle, cleanup), `entries` (what
 the builder holds), `tree` (back-pointers, order keys, anchor indexes, undo),
-`search` (finding anchors, placing entries, splitting nests), `plan` (flattening,
-merging, collapsing), `checks` (the full evaluation, cycles), `quick` (the
-incremental check), `explain` (the listing), `discovery` (extensions by entry
+`search` (finding anchors, placing entries, splitting nests), `nesting` (which
+ops can sit directly inside which), `plan` (flattening, merging, collapsing),
+`checks` (the full evaluation, cycles, unknown kinds), `quick` (the incremental check), `explain` (the listing), `discovery` (extensions by entry
 point), `pipeline` (PipelineBuilder), `errors`. The user guide is docs/builder.md.
 """
 
