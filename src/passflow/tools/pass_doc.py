@@ -23,6 +23,7 @@ from passflow import registry
 from passflow.options import OptionBase, options_of
 from passflow.pass_base import Pass
 from passflow.statistics import statistics_of
+from passflow.tools.xdsl_summaries import xdsl_summary
 from passflow.xdsl_passes import xdsl_pass_names
 
 __all__ = [
@@ -72,10 +73,6 @@ class PassGroup:
     entries: list[PassEntry]
 
 
-_DATACLASS_DOC = re.compile(r"[A-Z]\w*\(.*\)")
-"""The docstring `dataclass` writes for an xDSL pass that has none of its own."""
-
-
 def _argument(entry: PassEntry) -> str:
     return entry.argument
 
@@ -84,10 +81,12 @@ def _is_test(origin: str) -> bool:
     return origin.startswith("passflow.testing.")
 
 
-def pass_groups() -> list[PassGroup]:
+def pass_groups(options: bool = True) -> list[PassGroup]:
     """Every registered pass and pipeline, grouped: passflow's own (and plugins'),
     xDSL's passes usable by name (those passflow does not shadow), and MLIR's
-    test passes and pipelines; each group sorted by argument."""
+    test passes and pipelines; each group sorted by argument. Without `options`
+    (`--list-passes`), no xDSL pass module is imported: their summaries are
+    `xdsl_summaries`'s, and their options are left out."""
     own: list[PassEntry] = []
     tests: list[PassEntry] = []
     for info in registry.registered_passes():
@@ -99,10 +98,11 @@ def pass_groups() -> list[PassGroup]:
     native = {entry.argument for entry in (*own, *tests)}
     xdsl: list[PassEntry] = []
     for name in xdsl_pass_names():
-        info = registry.lookup_pass(name)
-        if name not in native and info is not None:
-            summary = "" if _DATACLASS_DOC.fullmatch(info.summary) else info.summary
-            xdsl.append(PassEntry(name, summary, _option_rows(info.pass_class)))
+        if name in native:
+            continue
+        info = registry.lookup_pass(name) if options else None
+        rows = [] if info is None else _option_rows(info.pass_class)
+        xdsl.append(PassEntry(name, xdsl_summary(name), rows))
     return [
         PassGroup("passflow's passes and pipelines", sorted(own, key=_argument)),
         PassGroup("xDSL's passes", xdsl),
@@ -154,7 +154,9 @@ def pass_help(width: int | None = None) -> str:
 
 def list_passes(width: int | None = None) -> str:
     """`--list-passes`: every pass and pipeline by name, grouped, with its summary."""
-    return format_pass_groups(pass_groups(), prefix="", options=False, width=width)
+    return format_pass_groups(
+        pass_groups(options=False), prefix="", options=False, width=width
+    )
 
 
 _MLIR_DOC_LINK = re.compile(r"\]\((?![\w+.-]+:)([\w/-]+)\.md/?(#[\w-]+)?\)")
