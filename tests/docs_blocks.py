@@ -13,14 +13,22 @@ MkDocs (pymdownx.superfences) and GitHub both accept and do not show:
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+"""The venv's bin: where the tools the blocks run are."""
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 """Every page whose blocks the tests run."""
+
+SETUP = 'export PATH="$PWD/.venv/bin:$PATH"'
+"""The README's one instruction for finding the commands, applied to every block."""
 
 SHELL = frozenset({"sh", "shell", "bash", "console"})
 ATTRIBUTES = frozenset({"excerpt", "continues", "file", "no-run"})
@@ -134,3 +142,93 @@ def python_programs() -> list[Program]:
         if current:
             programs.append(Program(tuple(current)))
     return programs
+
+
+# --- transcripts: `$ command` lines and the output each shows ------------------
+
+
+def _complete(command: str) -> bool:
+    """Whether `command` is a whole shell command (not cut at a loop or `\\`)."""
+    return (
+        not command.endswith("\\\n")
+        and subprocess.run(
+            ["bash", "-n", "-c", command], capture_output=True
+        ).returncode
+        == 0
+    )
+
+
+def sessions(code: str) -> list[tuple[str, list[str]]]:
+    """The `$ command`s of a block and the output lines each shows."""
+    sessions: list[tuple[str, list[str]]] = []
+    lines = code.splitlines(keepends=True)
+    index = 0
+    while index < len(lines):
+        if not lines[index].startswith("$ "):
+            raise AssertionError(f"output before any command: {lines[index]!r}")
+        command = lines[index][2:]
+        index += 1
+        while not _complete(command) and index < len(lines):
+            command += lines[index]
+            index += 1
+        output: list[str] = []
+        while index < len(lines) and not lines[index].startswith("$ "):
+            output.append(lines[index].rstrip())
+            index += 1
+        sessions.append((command, output))
+    return sessions
+
+
+def matches(expected: list[str], actual: list[str]) -> bool:
+    pattern = "".join(
+        r"(?:.*\n)*?" if line == "..." else re.escape(line) + r"\n" for line in expected
+    )
+    return re.fullmatch(pattern, "".join(f"{line}\n" for line in actual)) is not None
+
+
+def run_block(block: Block, directory: Path, env: dict[str, str]) -> None:
+    """Run a shell block in `directory` with `env` after `SETUP`: a transcript's
+    commands must print what it shows, a script must exit 0."""
+    if block.code.startswith("$ "):
+        for command, expected in sessions(block.code):
+            done = subprocess.run(
+                ["bash", "-o", "pipefail", "-c", f"{SETUP}\n{command}"],
+                cwd=directory,
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+                timeout=120,
+                check=False,
+            )
+            actual = [line.rstrip() for line in done.stdout.splitlines()]
+            assert "Traceback" not in done.stdout, f"{block.where}: {done.stdout}"
+            assert matches(expected, actual), (
+                f"{block.where}: `{command.strip()}` printed:\n{done.stdout}"
+            )
+        return
+    done = subprocess.run(
+        ["bash", "-e", "-u", "-o", "pipefail", "-c", f"{SETUP}\n{block.code}"],
+        cwd=directory,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, f"{block.where}: exit {done.returncode}\n{done.stderr}"
+    assert "Traceback" not in done.stdout + done.stderr, f"{block.where}: {done.stderr}"
+
+
+def workspace(directory: Path) -> dict[str, str]:
+    """Make `directory` look like a fresh clone after `make demo` (`examples/`
+    and `.venv` linked to the repository's), and the environment of a shell
+    there whose PATH holds no passflow tool."""
+    (directory / "examples").symlink_to(ROOT / "examples")
+    (directory / ".venv").symlink_to(BIN.parent)
+    path = [
+        entry
+        for entry in os.environ["PATH"].split(os.pathsep)
+        if entry and not (Path(entry) / "passflow-opt").exists()
+    ]
+    return {**os.environ, "PATH": os.pathsep.join(path)}
