@@ -260,3 +260,56 @@ def test_a_report_that_cannot_be_written_fails_the_tool(
         f"passflow-opt: cannot open output file '{missing}': "
         "No such file or directory\n"
     )
+
+
+def test_a_failing_pass_shows_the_op_it_failed_on_as_it_was_before(
+    tmp_path: Path,
+) -> None:
+    text = INPUT.replace(
+        "@b(%x: i32) -> i32 {\n",
+        "@b(%x: i32) -> i32 {\n  %q = arith.remui %x, %x : i32\n",
+    )
+    pipeline = "builtin.module(func.func(cse,test-pass-crash-on-op{op=arith.remui}))"
+    status, html = run_opt(tmp_path, f"--pass-pipeline={pipeline}", text=text)
+    assert status == 1
+    (failure,) = parse_html(html).find("div", "failure")
+    assert owner(failure) == "TestPassCrashOnOp"
+    assert failure.attrs["data-op"] == "func.func @b"
+    (before,) = failure.find("pre", "before")
+    assert before.all_text().startswith(
+        "func.func @b(%x: i32) -> i32 {\n  %q = arith.remui"
+    )
+
+
+def test_each_changed_op_has_its_time_and_many_are_folded(tmp_path: Path) -> None:
+    text = "".join(
+        f"func.func @f{i}(%x: i32) -> i32 {{\n  %a = arith.muli %x, %x : i32\n"
+        "  %b = arith.muli %x, %x : i32\n  %s = arith.addi %a, %b : i32\n"
+        "  func.return %s : i32\n}\n"
+        for i in range(8)
+    )
+    pipeline = "builtin.module(func.func(cse))"
+    _, html = run_opt(tmp_path, f"--pass-pipeline={pipeline}", text=text)
+    doc = parse_html(html)
+    (cse,) = [node for node in passes(doc) if node.attrs["data-name"] == "CSE"]
+    folds = cse.find("details", "fold")
+    assert len(folds) == 8 and not any("open" in fold.attrs for fold in folds)
+    for fold in folds:
+        (spent,) = fold.find("span", "optime")
+        assert re.fullmatch(r"\d+\.\d ms", spent.all_text())
+        assert "+1 \u22122" in fold.find("span", "delta")[0].all_text()
+    (slowest,) = cse.find("p", "optimes")
+    named = [e.all_text() for e in slowest.walk() if e.tag == "code"]
+    assert len(named) == 5 and all(name.startswith("func.func @f") for name in named)
+    _, few = run_opt(tmp_path, f"--pass-pipeline={PIPELINE}")
+    assert all("open" in fold.attrs for fold in parse_html(few).find("details", "fold"))
+    # a pass with nothing to show has no marker saying it opens
+    one = "func.func @f() {\n  func.return\n}\n"
+    pipeline = "builtin.module(func.func(loop-invariant-code-motion,cse))"
+    _, html = run_opt(tmp_path, f"--pass-pipeline={pipeline}", text=one)
+    leaves = [node.attrs["data-name"] for node in passes(parse_html(html))]
+    assert leaves == ["LoopInvariantCodeMotion", "CSE"]
+    assert ["leaf" in node.classes for node in passes(parse_html(html))] == [
+        True,
+        False,  # its statistics
+    ]

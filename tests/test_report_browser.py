@@ -94,3 +94,61 @@ def test_the_report_renders_in_chromium_without_console_errors(
     page.screenshot(path=str(shot), full_page=True)
     assert shot.read_bytes().startswith(b"\x89PNG")
     assert errors == []
+
+
+def _functions(count: int, failing: int) -> str:
+    """`count` functions CSE changes; the one numbered `failing` has the op
+    test-pass-crash-on-op crashes on."""
+    return "".join(
+        f"func.func @f{i}(%x: i32) -> i32 {{\n"
+        "  %a = arith.muli %x, %x : i32\n  %b = arith.muli %x, %x : i32\n"
+        + ("  %q = arith.remui %x, %x : i32\n" if i == failing else "")
+        + "  %s = arith.addi %a, %b : i32\n  func.return %s : i32\n}\n"
+        for i in range(count)
+    )
+
+
+def test_a_thousand_function_report_is_found_through_its_filter(
+    page: Page, tmp_path: Path
+) -> None:
+    source = tmp_path / "input.mlir"
+    source.write_text(_functions(1000, failing=617))
+    report = tmp_path / "report.html"
+    pipeline = "builtin.module(func.func(cse,test-pass-crash-on-op{op=arith.remui}))"
+    argv = [str(source), f"-p={pipeline}", f"--report={report}", "-o", "-"]
+    assert opt.main([*argv, "--mlir-disable-threading"]) == 1
+    page.goto(report.as_uri())
+
+    # A row says it opens: ▶ closed, ▼ open.
+    cse = page.locator("li.pass[data-name=CSE]")
+    marker = "e => getComputedStyle(e, '::before').content"
+    summary = cse.locator(":scope > details > summary")
+    assert summary.evaluate(marker) == '"\u25b6"'
+    summary.click()
+    assert summary.evaluate(marker) == '"\u25bc"'
+    # 1,000 changed functions: each one folded, with its time, none unfolded.
+    changes = cse.locator("div.change")
+    assert changes.count() == 1000
+    assert not page.locator("li.pass[data-name=CSE] pre.diff").first.is_visible()
+    assert "ms" in changes.first.locator(".optime").inner_text()
+    assert cse.locator("p.optimes").is_visible()
+
+    page.locator("#filter-op").fill("@f617")
+    visible = [c for c in changes.all() if c.is_visible()]
+    assert len(visible) == 1
+    diff = visible[0].locator("pre.diff")
+    assert diff.is_visible()
+    assert "+  %s = arith.addi %a, %a : i32" in diff.inner_text().splitlines()
+
+    # The failing pass: its error, and the op it failed on as it was before.
+    failing = page.locator("li.pass[data-name=TestPassCrashOnOp]")
+    assert failing.locator("li.diag").first.is_visible()
+    before = failing.locator("div.failure pre.before")
+    assert before.is_visible()
+    assert "arith.remui" in before.inner_text()
+    assert page.locator("#shown").inner_text() == "2 pass(es) shown"
+
+    page.locator("#filter-op").fill("")
+    page.locator("#filter-pass").fill("crash")
+    assert not cse.is_visible()
+    assert failing.is_visible()

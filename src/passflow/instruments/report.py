@@ -5,7 +5,11 @@
 * the pipeline tree (passes, nested pipelines, dynamic pipelines), with the wall
   time and the CPU time of each pass summed over the ops it ran on, drawn as bars;
 * for every pass execution that changed its op, the op's text before and after,
-  shown as a unified diff with the whole op after the pass one click away;
+  shown as a unified diff with the whole op after the pass one click away, and
+  the time the pass took on that op (folded per op when a pass changed many, and
+  filtered by op and by pass name in the page);
+* for every op a pass failed on, the op's text before that pass, beside the
+  pass's diagnostics;
 * the statistics of each pass, and the diagnostics and remarks emitted while it
   ran, beside that pass;
 * the pipeline graph, when the tool hands one in (`set_graph`: this layer is
@@ -57,6 +61,14 @@ class _Change:
 
 
 @dataclass(eq=False, slots=True)
+class _Failure:
+    """An op a pass failed on, and its text before that pass (None if not kept)."""
+
+    op_label: str
+    before: str | None
+
+
+@dataclass(eq=False, slots=True)
 class _Node:
     """A line of the pipeline tree: a pass instance, an adaptor or a pipeline."""
 
@@ -70,6 +82,9 @@ class _Node:
     changed: int = 0
     pass_: Pass | None = None
     changes: list[_Change] = field(default_factory=lambda: list[_Change]())
+    failed_ops: list[_Failure] = field(default_factory=lambda: list[_Failure]())
+    op_times: dict[str, float] = field(default_factory=lambda: dict[str, float]())
+    """Wall time of this pass on each op it ran on, by op label."""
     diagnostics: list[Diagnostic] = field(default_factory=lambda: list[Diagnostic]())
     children: dict[object, _Node] = field(default_factory=lambda: {})
 
@@ -96,6 +111,10 @@ def _op_label(op: Operation) -> str:
     name = ir.operation_name(op).name
     symbol = ir.symbol_name(op)
     return f"{name} @{symbol}" if symbol is not None else name
+
+
+def _within(text: str | None, limit: int) -> str | None:
+    return text if text is None or len(text) <= limit else None
 
 
 def _print(op: Operation, failed: bool = False) -> str:
@@ -221,16 +240,20 @@ class RunReport(PassInstrumentation):
     def run_after_pass_failed(self, pass_: Pass, op: Operation) -> None:
         self._end_pass(pass_, op, failed=True)
 
-    def _stop(self, frame: _Frame) -> None:
-        frame.node.wall += time.perf_counter() - frame.wall0
+    def _stop(self, frame: _Frame) -> float:
+        """Add the frame's time to its node; its wall time."""
+        wall = time.perf_counter() - frame.wall0
+        frame.node.wall += wall
         frame.node.cpu += time.thread_time() - frame.cpu0
+        return wall
 
     def _end_pass(self, pass_: Pass, op: Operation, failed: bool) -> None:
         stack = self._stack()
         frame: _Frame | None = None
+        wall = 0.0
         while stack:
             frame = stack.pop()
-            self._stop(frame)
+            wall = self._stop(frame)
             if frame.pass_ is pass_:
                 break
         if failed and stack and stack[-1].pass_ is None:
@@ -242,6 +265,15 @@ class RunReport(PassInstrumentation):
             node.failures += 1
         if frame.fingerprint is None:
             return
+        label = _op_label(op)
+        node.op_times[label] = node.op_times.get(label, 0.0) + wall
+        known = self._texts.get(op)
+        before = (
+            known[1] if known is not None and known[0] == frame.fingerprint else None
+        )
+        if failed and self._recorded < self.max_changes:
+            self._recorded += 1
+            node.failed_ops.append(_Failure(label, _within(before, self.max_op_chars)))
         after = ir.fingerprint(op)
         if after == frame.fingerprint:
             return
@@ -249,13 +281,9 @@ class RunReport(PassInstrumentation):
         if self._recorded >= self.max_changes:
             return
         self._recorded += 1
-        known = self._texts.get(op)
-        before = (
-            known[1] if known is not None and known[0] == frame.fingerprint else None
-        )
         text = _print(op, failed)
         self._texts[op] = (after, text)
-        change = _Change(_op_label(op), before, text, failed)
+        change = _Change(label, before, text, failed)
         longest = max(len(text), len(before or ""))
         if longest > self.max_op_chars:
             change.before = change.after = None
@@ -322,20 +350,68 @@ padding:1px 0}
 .diag.error{color:#b00020}.diag.warning{color:#9a6700}
 .body{margin-left:1.2em;border-left:2px solid #eee;padding-left:.6em}
 table.summary td{padding:0 1em 0 0}
+li.node>details>summary,details.fold>summary{list-style:none;cursor:pointer}
+li.node>details>summary::-webkit-details-marker,
+details.fold>summary::-webkit-details-marker{display:none}
+li.node>details>summary::before,details.fold>summary::before{content:"\\25B6";
+font-size:10px;color:#555;display:inline-block;width:1.2em;flex:none}
+li.node>details[open]>summary::before,
+details.fold[open]>summary::before{content:"\\25BC"}
+li.node.leaf>details>summary::before{visibility:hidden}
+.optime,.delta,.optimes{color:#555;font-variant-numeric:tabular-nums}
+.controls label{margin-right:1em}.hidden{display:none}
+.failure pre.before{border-left:3px solid #f3c0c0}
 """
 
 _SCRIPT = """
-document.getElementById('only-changed').addEventListener('change', function (e) {
+function text(id) {
+  return document.getElementById(id).value.trim().toLowerCase();
+}
+function has(value, part) {
+  return (value || '').toLowerCase().indexOf(part) >= 0;
+}
+function applyFilters() {
+  var op = text('filter-op'), pass = text('filter-pass');
+  var only = document.getElementById('only-changed').checked;
+  var shown = 0;
   document.querySelectorAll('li.node.pass').forEach(function (li) {
-    var keep = !e.target.checked || li.dataset.changed !== '0' ||
-      li.dataset.diagnostics !== '0';
-    li.style.display = keep ? '' : 'none';
+    var keep = !only || li.dataset.changed !== '0' || li.dataset.diagnostics !== '0';
+    if (pass) {
+      keep = keep && (has(li.dataset.name, pass) || has(li.dataset.argument, pass));
+    }
+    var found = 0;
+    li.querySelectorAll(':scope > details > .body > [data-op]').forEach(function (c) {
+      var match = !op || has(c.dataset.op, op);
+      c.classList.toggle('hidden', !match);
+      if (match) { found++; }
+      var fold = c.querySelector('details.fold');
+      if (op && match && fold) { fold.open = true; }
+    });
+    if (op) {
+      keep = keep && found > 0;
+      if (keep) { li.querySelector(':scope > details').open = true; }
+    }
+    li.classList.toggle('hidden', !keep);
+    if (keep) { shown++; }
   });
+  document.getElementById('shown').textContent =
+    op || pass || only ? shown + ' pass(es) shown' : '';
+}
+['filter-op', 'filter-pass'].forEach(function (id) {
+  document.getElementById(id).addEventListener('input', applyFilters);
 });
+document.getElementById('only-changed').addEventListener('change', applyFilters);
 document.getElementById('expand').addEventListener('click', function () {
   document.querySelectorAll('details').forEach(function (d) { d.open = true; });
 });
 """
+
+
+_FOLD_ABOVE = 5
+"""A pass that changed more ops than this shows each op's diff folded."""
+
+_SLOWEST = 5
+"""How many of a pass's slowest ops its body names."""
 
 
 def _ms(seconds: float) -> str:
@@ -379,6 +455,54 @@ def _diagnostic_items(diagnostics: list[Diagnostic]) -> list[str]:
     ]
 
 
+def _change_html(report: RunReport, node: _Node, change: _Change, fold: str) -> str:
+    """One op a pass changed: a fold (open when `fold`) whose summary has the
+    op, the pass's time on it and the size of the change, holding the diff and
+    the whole op after the pass."""
+    from html import escape
+
+    failed = " (pass failed)" if change.failed else ""
+    label = escape(change.op_label)
+    spent = node.op_times.get(change.op_label)
+    timing = "" if spent is None else f' <span class="optime">{_ms(spent)}</span>'
+    if change.omitted:
+        return (
+            f'<div class="change" data-op="{label}"><div><code>{label}</code>'
+            f"{failed}{timing}</div><p>{escape(change.omitted)}</p></div>"
+        )
+    if change.before is None:
+        shown = "<p>text before the pass not recorded</p>"
+        delta = ""
+    else:
+        lines = list(_diff_lines(change, report.max_diff_lines))
+        added = sum(line.startswith('<span class="add">') for line in lines)
+        removed = sum(line.startswith('<span class="del">') for line in lines)
+        shown = f'<pre class="diff">{chr(10).join(lines)}</pre>'
+        delta = f' <span class="delta">+{added} \u2212{removed}</span>'
+    return (
+        f'<div class="change" data-op="{label}"><details class="fold"{fold}>'
+        f"<summary><code>{label}</code>{failed}{timing}{delta}</summary>{shown}"
+        '<details class="whole"><summary>whole op after the pass</summary>'
+        f'<pre class="after">{escape(change.after or "")}</pre></details>'
+        "</details></div>"
+    )
+
+
+def _failure_html(failure: _Failure) -> str:
+    """An op a pass failed on, as it was before the pass."""
+    from html import escape
+
+    label = escape(failure.op_label)
+    if failure.before is None:
+        shown = "<p>its text before the pass was not recorded</p>"
+    else:
+        shown = f'<pre class="before">{escape(failure.before)}</pre>'
+    return (
+        f'<div class="failure" data-op="{label}"><div>failed on <code>{label}</code>, '
+        f"which was, before the pass:</div>{shown}</div>"
+    )
+
+
 def _node_html(report: RunReport, node: _Node, total: float, out: list[str]) -> None:
     from html import escape
 
@@ -396,6 +520,7 @@ def _node_html(report: RunReport, node: _Node, total: float, out: list[str]) -> 
     if node.diagnostics:
         badges += f'<span class="badge">diagnostics {len(node.diagnostics)}</span>'
     opened = " open" if node.kind != "pass" or node.failures else ""
+    head = len(out)
     out.append(
         f'<li class="node {node.kind}" data-name="{escape(node.name)}" '
         f'data-argument="{escape(node.argument)}" data-changed="{node.changed}" '
@@ -425,30 +550,26 @@ def _node_html(report: RunReport, node: _Node, total: float, out: list[str]) -> 
         body.append('<ul class="diagnostics">')
         body.extend(_diagnostic_items(node.diagnostics))
         body.append("</ul>")
+    if node.failed_ops:
+        body.extend(_failure_html(failure) for failure in node.failed_ops)
+    if len(node.op_times) > 1:
+        slowest = sorted(node.op_times.items(), key=lambda item: -item[1])[:_SLOWEST]
+        body.append(
+            '<p class="optimes">slowest ops: '
+            + ", ".join(f"<code>{escape(op)}</code> {_ms(s)}" for op, s in slowest)
+            + "</p>"
+        )
+    fold = " open" if len(node.changes) <= _FOLD_ABOVE else ""
     for change in node.changes:
-        failed = " (pass failed)" if change.failed else ""
-        body.append(
-            f'<div class="change" data-op="{escape(change.op_label)}">'
-            f"<div><code>{escape(change.op_label)}</code>{failed}</div>"
-        )
-        if change.omitted:
-            body.append(f"<p>{escape(change.omitted)}</p></div>")
-            continue
-        if change.before is None:
-            body.append("<p>text before the pass not recorded</p>")
-        else:
-            lines = _diff_lines(change, report.max_diff_lines)
-            body.append(f'<pre class="diff">{chr(10).join(lines)}</pre>')
-        body.append(
-            '<details class="whole"><summary>whole op after the pass</summary>'
-            f'<pre class="after">{escape(change.after or "")}</pre></details></div>'
-        )
+        body.append(_change_html(report, node, change, fold))
     unrecorded = node.changed - len(node.changes)
     if unrecorded > 0:
         body.append(
             f'<p class="unrecorded">{unrecorded} more change(s), past the '
             f"report's limit of {report.max_changes} recorded changes</p>"
         )
+    if not body and not node.children:
+        out[head] = out[head].replace('class="node ', 'class="node leaf ', 1)
     if body:
         out.append('<div class="body">')
         out.extend(body)
@@ -471,9 +592,12 @@ def render_html(report: RunReport) -> str:
         "<title>passflow run report</title>",
         f"<style>{_CSS}</style></head><body>",
         "<h1>passflow run report</h1>",
-        '<p><label><input type="checkbox" id="only-changed"> only passes that '
-        'changed the IR or emitted diagnostics</label> <button id="expand">'
-        "expand all</button></p>",
+        '<p class="controls"><label>function <input type="search" id="filter-op" '
+        'placeholder="@name"></label><label>pass <input type="search" '
+        'id="filter-pass" placeholder="cse"></label><label><input type="checkbox" '
+        'id="only-changed"> only passes that changed the IR or emitted '
+        'diagnostics</label> <button id="expand">expand all</button> '
+        '<span id="shown"></span></p>',
     ]
     for number, run in enumerate(report.runs, 1):
         top = list(run.root.children.values())
