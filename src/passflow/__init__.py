@@ -63,7 +63,7 @@ if TYPE_CHECKING:
     )
     from passflow.instruments.action_logging import ActionLogger
     from passflow.instruments.action_profiler import ActionProfiler
-    from passflow.instruments.ir_printing import IRPrinterConfig
+    from passflow.instruments.ir_printer_config import IRPrinterConfig
     from passflow.instruments.report import RunReport
     from passflow.manager import Nesting, OpPassManager, OpToOpPassAdaptor
     from passflow.options import ListOption, Option, PipelineOptions
@@ -133,7 +133,7 @@ _MODULES = {
     ),
     "passflow.instruments.action_logging": ("ActionLogger",),
     "passflow.instruments.action_profiler": ("ActionProfiler",),
-    "passflow.instruments.ir_printing": ("IRPrinterConfig",),
+    "passflow.instruments.ir_printer_config": ("IRPrinterConfig",),
     "passflow.instruments.report": ("RunReport",),
     "passflow.manager": ("Nesting", "OpPassManager", "OpToOpPassAdaptor"),
     "passflow.options": ("ListOption", "Option", "PipelineOptions"),

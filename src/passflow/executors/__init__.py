@@ -16,21 +16,21 @@ All keep the contract of `passflow.execution` and run each child through
 Importing this package loads no executor: each class loads on first use of its
 name (or when `make_executor` builds one), so a serial run never imports the
 thread pool, the shipping codec or Dask, and a run of the default process
-executor only its own module.
+executor only its own module. Nor does it load the IR: a tool declares
+`--executor` (`EXECUTOR_KINDS`) for nothing.
 """
 
 from __future__ import annotations
 
-import multiprocessing
 from typing import TYPE_CHECKING
 
 from passflow.diagnostics import PassflowError
-from passflow.execution import ChildExecutor
 from passflow.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
 
+    from passflow.execution import ChildExecutor
     from passflow.executors.child_run import ExecutorProfile, default_jobs
     from passflow.executors.dask import DaskExecutor
     from passflow.executors.forking import ProcessExecutor
@@ -83,6 +83,8 @@ def default_executor_kind() -> str:
     `serial_budget` seconds and forks only if the rest would take twice that,
     smaller inputs cost what a serial run costs. Threads never beat serial under
     the GIL."""
+    import multiprocessing  # 5-10 ms: only for a run, not to declare the flags
+
     return "process" if "fork" in multiprocessing.get_all_start_methods() else "serial"
 
 
@@ -134,6 +136,10 @@ def as_child_executor(
     `client.get_executor()`, ...) runs elsewhere, so children are shipped to it
     and their rewritten IR shipped back (`ShippingExecutor`).
     """
+    # The pass manager that calls this has loaded the execution contract (and
+    # the IR bridge below it), which declaring `--executor` does not need.
+    from passflow.execution import ChildExecutor
+
     if executor is None or isinstance(executor, ChildExecutor):
         return executor
     # Loaded only for a foreign executor (start-up: see make_executor).

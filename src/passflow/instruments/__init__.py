@@ -14,10 +14,8 @@ from passflow.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from passflow.instruments.chrome_trace import ChromeTrace
-    from passflow.instruments.ir_printing import (
-        IRPrinterConfig,
-        IRPrinterInstrumentation,
-    )
+    from passflow.instruments.ir_printer_config import IRPrinterConfig
+    from passflow.instruments.ir_printing import IRPrinterInstrumentation
     from passflow.instruments.report import RunReport
     from passflow.instruments.timing import (
         PassTiming,
@@ -41,10 +39,8 @@ __all__ = [
 
 _MODULES = {
     "passflow.instruments.chrome_trace": ("ChromeTrace",),
-    "passflow.instruments.ir_printing": (
-        "IRPrinterConfig",
-        "IRPrinterInstrumentation",
-    ),
+    "passflow.instruments.ir_printer_config": ("IRPrinterConfig",),
+    "passflow.instruments.ir_printing": ("IRPrinterInstrumentation",),
     "passflow.instruments.timing": (
         "PassTiming",
         "TimingDisplay",

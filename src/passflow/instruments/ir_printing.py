@@ -24,12 +24,15 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Collection
 from dataclasses import dataclass, field
-from typing import TextIO
 
 from passflow import ir
 from passflow.instrumentation import PassInstrumentation
+from passflow.instruments.ir_printer_config import (
+    MODULE_SCOPE_THREADING_ERROR,
+    MODULE_SCOPE_THREADING_TOOL_ERROR,
+    IRPrinterConfig,
+)
 from passflow.ir import Operation
 from passflow.output_file import OutputFileError, write_output
 from passflow.pass_base import Pass
@@ -41,61 +44,10 @@ __all__ = [
     "IRPrinterInstrumentation",
 ]
 
-MODULE_SCOPE_THREADING_ERROR = (
-    "IR printing can't be setup on a pass-manager without disabling "
-    "multi-threading first."
-)
-"""MLIR's message when `enableIRPrinting` asks for module scope with threading on."""
-
-MODULE_SCOPE_THREADING_TOOL_ERROR = (
-    "IR print for module scope can't be setup on a pass-manager without "
-    "disabling multi-threading first.\n"
-)
-"""mlir-opt's message for `--mlir-print-ir-module-scope` with threading on, as the
-text of an error at `<unknown>:0` (it ends with a newline, so a blank line follows)."""
-
-
 _NOT_IN_FILE_NAMES = str.maketrans({"/": "_", "\\": "_", "\0": "_"})
 """Characters of a symbol name that cannot be in a file name: a separator would
 nest directories, a NUL cannot be passed to the OS (mlir-opt cuts the name
 there, then fails to open the file)."""
-
-
-@dataclass(frozen=True)
-class IRPrinterConfig:
-    """When and where to print the IR (mlir-opt's `--mlir-print-ir-*` flags).
-
-    `before` and `after` hold pass arguments (`cse`): every instance of such a
-    pass is printed, whatever its options. After-failure implies printing after
-    every pass, but only when it fails; after-change drops dumps of passes that
-    left their op unchanged. With no filter at all nothing is printed, as in
-    mlir-opt (after-change or module scope alone print nothing).
-    """
-
-    before: Collection[str] = ()
-    after: Collection[str] = ()
-    before_all: bool = False
-    after_all: bool = False
-    after_change: bool = False
-    after_failure: bool = False
-    module_scope: bool = False
-    tree_dir: str | None = None
-    assume_verified: bool = False
-    """Print a failed pass's IR in custom form without verifying it first
-    (`--mlir-print-assume-verified`); by default invalid IR prints generically."""
-    stream: TextIO | None = None
-    """Where dumps go when there is no tree directory; None is stderr at dump time."""
-
-    @property
-    def enabled(self) -> bool:
-        """Whether any dump can happen (mlir-opt adds no instrumentation otherwise)."""
-        return bool(
-            self.before_all
-            or self.after_all
-            or self.after_failure
-            or self.before
-            or self.after
-        )
 
 
 @dataclass(eq=False)

@@ -15,7 +15,9 @@ The flags, their values, their output and their error messages are mlir-opt's
   pass failed on (newer than mlir-opt 22.1.8).
 
 Everything is set up per input chunk, as mlir-opt sets it up per buffer: with
-`--split-input-file` each chunk has its own counters, log and profile.
+`--split-input-file` each chunk has its own counters, log and profile. What
+sets them up (actions, the logger, the profiler) loads when a flag asks for
+it, so that declaring the flags costs nothing.
 """
 
 from __future__ import annotations
@@ -24,19 +26,13 @@ import argparse
 import contextlib
 import sys
 from collections.abc import Generator
+from typing import TYPE_CHECKING
 
-from passflow.actions import (
-    DebugCounter,
-    DebugCounterError,
-    ExecutionContext,
-    LocationBreakpointManager,
-    LocationFilterError,
-)
-from passflow.instruments.action_logging import ActionLogger
-from passflow.instruments.action_profiler import ActionProfiler
-from passflow.output_file import OutputFileError, open_output
-from passflow.pass_manager import PassManager
 from passflow.tools.command_line import FlagParser
+
+if TYPE_CHECKING:
+    from passflow.actions import ExecutionContext, LocationBreakpointManager
+    from passflow.pass_manager import PassManager
 
 __all__ = ["action_session", "add_action_flags"]
 
@@ -102,6 +98,8 @@ def _location_filters(args: argparse.Namespace) -> LocationBreakpointManager | N
     values: list[str] = args.log_mlir_actions_filter
     if not values:
         return None
+    from passflow.actions import LocationBreakpointManager, LocationFilterError
+
     manager = LocationBreakpointManager()
     for value in values:
         for text in value.split(","):
@@ -129,6 +127,8 @@ def action_session(args: argparse.Namespace, pm: PassManager) -> Generator[None]
         if not counting:
             yield
             return
+        from passflow.actions import DebugCounter, DebugCounterError
+
         try:
             counter = DebugCounter.from_arguments(counters)
         except DebugCounterError as err:
@@ -141,6 +141,8 @@ def action_session(args: argparse.Namespace, pm: PassManager) -> Generator[None]
             if args.mlir_print_debug_counter:
                 sys.stderr.write(counter.report())
         return
+    from passflow.instruments.action_profiler import ActionProfiler
+
     files = contextlib.ExitStack()
     try:
         context = _execution_context(args, filters, files)
@@ -168,6 +170,11 @@ def _execution_context(
     mlir-opt's messages on stderr. A file that can't be opened means no handler
     at all (the other file is not opened either), and the run goes on, as in
     mlir-opt."""
+    from passflow.actions import ExecutionContext
+    from passflow.instruments.action_logging import ActionLogger
+    from passflow.instruments.action_profiler import ActionProfiler
+    from passflow.output_file import OutputFileError, open_output
+
     stderr = sys.stderr
     stderr.write(_REGISTERED)
     if args.mlir_debug_counter or args.mlir_print_debug_counter:

@@ -4,26 +4,24 @@
 The cache is off unless asked for, by `--cache` or by `PASSFLOW_CACHE_DIR`.
 It serves sliced runs of nested pipelines only (`passflow.sliced.cache`);
 every other run goes on as without it. A directory that cannot hold the
-cache is one note, and the run goes on uncached.
+cache is one note, and the run goes on uncached. The cache (SQLite, JSON)
+loads only when asked for.
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import os
 import sys
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from passflow.diagnostics import PassflowError
-from passflow.sliced.cache import (
-    DEFAULT_MAX_SIZE,
-    CacheUnavailableError,
-    ResultCache,
-    default_cache_dir,
-    parse_size,
-)
 from passflow.tools.command_line import FlagParser
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from passflow.sliced.cache import ResultCache
 
 __all__ = ["add_cache_flags", "cache_maintenance", "cache_salt", "open_cache"]
 
@@ -67,10 +65,20 @@ def _directory(args: argparse.Namespace) -> Path | None:
     chosen: str | None = args.cache
     if chosen is None and not os.environ.get("PASSFLOW_CACHE_DIR"):
         return None
-    return Path(chosen) if chosen else default_cache_dir()
+    from pathlib import Path  # the cache is asked for
+
+    return Path(chosen) if chosen else _default_directory()
+
+
+def _default_directory() -> Path:
+    from passflow.sliced.cache import default_cache_dir  # the cache is asked for
+
+    return default_cache_dir()
 
 
 def _max_size(args: argparse.Namespace) -> int:
+    from passflow.sliced.cache import DEFAULT_MAX_SIZE, parse_size  # asked for
+
     if args.cache_max_size is None:
         return DEFAULT_MAX_SIZE
     try:
@@ -85,6 +93,8 @@ def open_cache(args: argparse.Namespace) -> ResultCache | None:
     directory = _directory(args)
     if directory is None:
         return None
+    from passflow.sliced.cache import CacheUnavailableError, ResultCache  # asked for
+
     try:
         return ResultCache(directory, _max_size(args))
     except CacheUnavailableError as err:
@@ -97,7 +107,9 @@ def cache_maintenance(args: argparse.Namespace) -> int | None:
     was asked for."""
     if not (args.cache_stats or args.cache_clear):
         return None
-    directory = _directory(args) or default_cache_dir()
+    from passflow.sliced.cache import CacheUnavailableError, ResultCache  # asked for
+
+    directory = _directory(args) or _default_directory()
     try:
         cache = ResultCache(directory, _max_size(args))
     except CacheUnavailableError as err:
@@ -116,6 +128,8 @@ def cache_maintenance(args: argparse.Namespace) -> int | None:
 def cache_salt(args: argparse.Namespace, pass_flags: list[str]) -> str:
     """What the output depends on besides the text and the pipeline: every
     flag but those that choose files and executors, and the pass flags."""
+    import hashlib  # for a run with the cache only
+
     settings = sorted(
         (name, repr(value))
         for name, value in vars(args).items()

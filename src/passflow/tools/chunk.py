@@ -14,7 +14,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from passflow import ir
 from passflow.diagnostics import (
@@ -27,8 +28,6 @@ from passflow.diagnostics import (
     PipelineParseError,
     Severity,
 )
-from passflow.execution import ChildExecutor
-from passflow.instruments.chrome_trace import ChromeTrace
 from passflow.instruments.reproducer import (
     ReplayWitness,
     format_reproducer,
@@ -39,53 +38,26 @@ from passflow.instruments.timing import TimingManager, TimingScope
 from passflow.manager import Nesting, OpPassManager
 from passflow.pass_manager import PassManager
 from passflow.pipeline_text import add_pass_flag, parse_pass_pipeline
-from passflow.sliced.cache import ResultCache
-from passflow.sliced.run import Fallback, run_sliced_on, sliced_jobs_of
-from passflow.sliced.shipped import ExecutorLostError
 from passflow.tools.action_options import action_session
-from passflow.tools.hints import parse_error_note, pipeline_error_note, threading_note
-from passflow.tools.pass_manager_options import PassManagerOptions
+from passflow.tools.invocation import NO_PIPELINE_GRAPH, Invocation
 from passflow.tools.remark_options import remark_session
-from passflow.tools.sliced_options import replay_events, sliced_flags
+from passflow.tools.sliced_options import (
+    replay_events,
+    run_sliced_on,
+    sliced_flags,
+    worth_slicing,
+)
 from passflow.trust import UnsafePassError, untrusted
 
+if TYPE_CHECKING:
+    from passflow.instruments.chrome_trace import ChromeTrace
+
 __all__ = [
-    "NO_PIPELINE_GRAPH",
     "ChunkRun",
-    "Invocation",
-    "PassFlag",
     "Reports",
     "error_with_note",
     "hints_wanted",
 ]
-
-NO_PIPELINE_GRAPH = (
-    "<unknown>:0: note: --dump-pipeline-graph: the pipeline holds no pipeline "
-    "graph (a registered pipeline schedule, docs/graph.md), so there is nothing "
-    "to dump"
-)
-
-
-@dataclass
-class PassFlag:
-    """An individual pass flag (`--cse`, `--canonicalize=top-down=false`)."""
-
-    name: str
-    options: str
-
-
-@dataclass
-class Invocation:
-    """Everything the command line asked for, and the executor it implies."""
-
-    args: argparse.Namespace
-    pass_flags: list[PassFlag] = field(default_factory=lambda: list[PassFlag]())
-    options: PassManagerOptions = field(default_factory=PassManagerOptions)
-    """The pass-manager flags, validated (`run` fills it in)."""
-    executor: ChildExecutor | None = None
-    cache: ResultCache | None = None
-    """The result cache (`--cache`), if asked for and usable."""
-    cache_salt: str = ""
 
 
 def pipeline_error(
@@ -94,6 +66,8 @@ def pipeline_error(
     """A pipeline error as mlir-opt reports it: llvm::cl lines raw, then one
     diagnostic at unknown location holding the parser's whole message; then a
     "did you mean" note for a misspelt pass or option."""
+    from passflow.tools.hints import pipeline_error_note  # on an error only
+
     for line in err.cl_messages:
         sys.stderr.write(f"{line}\n")
     diagnostic = Diagnostic(Severity.ERROR, err.render())
@@ -265,9 +239,10 @@ class ChunkRun:
     def run(self) -> str | None:
         """The chunk's printed output, or None on failure (every diagnostic
         went to the handler)."""
-        sliced = self.run_sliced()
-        if not isinstance(sliced, Fallback):
-            return sliced
+        if self.slices():
+            finished, output = self.run_sliced()
+            if finished:
+                return output
         top = self.parse()
         if top is None:
             return None
@@ -301,20 +276,27 @@ class ChunkRun:
             return None
         return self.output(pm, top)
 
-    def run_sliced(self) -> str | Fallback | None:
-        """The chunk run sliced (`passflow.sliced`): its printed output, None
-        on failure, or a `Fallback` when it must run whole."""
+    def slices(self) -> bool:
+        """Whether to try a sliced run: the flags allow one, and the executor
+        and the size of the chunk let it gain (`worth_slicing`)."""
+        return sliced_flags(self.args) and worth_slicing(
+            self.inv.executor, self.text, self.inv.cache is not None
+        )
+
+    def run_sliced(self) -> tuple[bool, str | None]:
+        """The chunk run sliced (`passflow.sliced`): whether it stands for the
+        whole run, and then its printed output (None on failure)."""
+        # Sliced runs load here, for a chunk that may slice.
+        from passflow.sliced.run import Fallback
+        from passflow.sliced.shipped import ExecutorLostError
+
         args = self.args
-        if not sliced_flags(args) or (
-            sliced_jobs_of(self.inv.executor) is None and self.inv.cache is None
-        ):
-            return Fallback("the command line asks for a whole run")
         try:
             pm = build_pass_manager(self.inv, "builtin.module", self.ctx, None)
             self.inv.options.apply(pm)
         except PassflowError as err:  # reported by the whole run
             self.prebuilt = err
-            return Fallback(str(err))
+            return False, None
         self.prebuilt = pm
         pm.enable_emit_pass_error_on_failure(args.emit_pass_error_on_failure)
         try:
@@ -337,15 +319,15 @@ class ChunkRun:
                     f"check that the Dask scheduler{where} and its workers are running",
                 )
             )
-            return None
+            return True, None
         if isinstance(outcome, Fallback):
-            return outcome
+            return False, None
         replay_events(outcome.events, self.handler)
         if outcome.failed:
-            return None
+            return True, None
         if outcome.module is not None:  # passes after the nested ones ran here
-            return print_output(outcome.module, args.mlir_print_op_generic, True)
-        return None if outcome.output is None else outcome.output + "\n"
+            return True, print_output(outcome.module, args.mlir_print_op_generic, True)
+        return True, None if outcome.output is None else outcome.output + "\n"
 
     def parse(self) -> ir.Operation | None:
         """The chunk parsed and verified, or None (the error was reported)."""
@@ -360,6 +342,8 @@ class ChunkRun:
                     not args.no_implicit_module,
                 )
         except IRParseError as err:
+            from passflow.tools.hints import parse_error_note  # on an error only
+
             note = (
                 parse_error_note(err.diagnostic, self.ctx)
                 if hints_wanted(args)
@@ -410,6 +394,8 @@ class ChunkRun:
         return pm
 
     def options_error(self, err: PassflowError) -> None:
+        from passflow.tools.hints import threading_note  # on an error only
+
         note = threading_note(str(err)) if hints_wanted(self.args) else None
         self.handler(error_with_note(str(err), note))
 

@@ -11,15 +11,17 @@ layer any tool can use; the action and remark flags live in `action_options`
 and `remark_options`. What stays here is mlir-opt's own: input and output,
 chunks, diagnostics verification, timing across chunks, and reproducer replay
 and generation.
+
+This module declares the flags and answers `--version` and `--help`; the run
+itself (`opt_run`, `chunk`) loads only when the command line asks for one, and
+then only what the flags and the input need (docs/performance.md), so that a
+test suite that starts passflow-opt once per RUN line pays little for start-up.
 """
 
 from __future__ import annotations
 
 import argparse
-import errno
 import gc
-import io
-import os
 import sys
 from collections.abc import Iterator, Sequence
 from typing import NoReturn
@@ -27,52 +29,23 @@ from typing import NoReturn
 import xdsl
 
 import passflow
-from passflow import registry
 from passflow.deep_stack import call_with_deep_stack
 from passflow.diagnostics import PassflowError
-from passflow.executors import DaskExecutor
-from passflow.executors.dask import quiet_dask_logging
-from passflow.instruments.chrome_trace import ChromeTrace
-from passflow.instruments.timing import TimingManager
-from passflow.output_file import OutputFileError, write_output
-from passflow.source_diagnostics import (
-    DiagnosticVerifier,
-    SourceDiagnosticPrinter,
-    VerifyLevel,
-)
 from passflow.tools.action_options import add_action_flags
-from passflow.tools.cache_options import (
-    add_cache_flags,
-    cache_maintenance,
-    cache_salt,
-    open_cache,
-)
-from passflow.tools.chunk import (
+from passflow.tools.cache_options import add_cache_flags
+from passflow.tools.command_line import CommandLineError, FlagParser, dashes
+from passflow.tools.invocation import (
     NO_PIPELINE_GRAPH,
-    ChunkRun,
+    PROG,
+    SPLIT_MARKER,
     Invocation,
     PassFlag,
-    Reports,
-    error_with_note,
+    read_input,
 )
-from passflow.tools.command_line import (
-    CommandLineError,
-    FlagParser,
-    check_choice,
-    dashes,
-)
-from passflow.tools.hints import pass_names, threading_note
-from passflow.tools.pass_doc import generate_markdown, list_passes, pass_help
-from passflow.tools.pass_manager_options import (
-    PassManagerOptions,
-    add_pass_manager_flags,
-)
+from passflow.tools.pass_manager_options import add_pass_manager_flags
 from passflow.tools.remark_options import add_remark_flags
 
-__all__ = ["NO_PIPELINE_GRAPH", "Invocation", "main", "run"]
-
-PROG = "passflow-opt"
-SPLIT_MARKER = "// -----"
+__all__ = ["NO_PIPELINE_GRAPH", "Invocation", "main", "read_input", "run"]
 
 
 class UsageError(Exception):
@@ -200,8 +173,20 @@ def build_parser() -> FlagParser:
 def pass_flag_names() -> Iterator[str]:
     """`--NAME` for every pass and pipeline, computed only when iterated (for
     llvm::cl's "Did you mean" after an unknown flag)."""
+    from passflow.tools.hints import pass_names  # on an error only
+
     for name in pass_names():
         yield f"--{name}"
+
+
+def names_a_pass(name: str) -> bool:
+    """Whether `--NAME`, a flag the tool does not declare, is an individual
+    pass flag: a registered pass or pipeline."""
+    # The registry (with the pass manager and the IR) loads for such a flag or
+    # for a run, not to answer `--version`.
+    from passflow import registry
+
+    return registry.lookup(name) is not None
 
 
 def parse_command_line(argv: Sequence[str]) -> Invocation:
@@ -211,7 +196,7 @@ def parse_command_line(argv: Sequence[str]) -> Invocation:
     for arg in map(dashes, argv):
         if arg.startswith("--"):
             name, _, value = arg[2:].partition("=")
-            if "--" + name not in parser.known and registry.lookup(name) is not None:
+            if "--" + name not in parser.known and names_a_pass(name):
                 flags.append(PassFlag(name, value))
                 continue
         rest.append(arg)
@@ -222,65 +207,9 @@ def parse_command_line(argv: Sequence[str]) -> Invocation:
     return Invocation(args, flags)
 
 
-# --- diagnostics --------------------------------------------------------------
-
-
-# --- running ------------------------------------------------------------------
-
-
-def check_tool_flags(args: argparse.Namespace) -> PassManagerOptions:
-    """Validate flag values with llvm::cl's messages, as mlir-opt does: the
-    tool's own flags, then the pass-manager flags, whose options are returned."""
-    if args.verify_diagnostics is not None:
-        check_choice(
-            "verify-diagnostics", args.verify_diagnostics, ("", "all", "only-expected")
-        )
-    check_choice("mlir-timing-display", args.mlir_timing_display, ("list", "tree"))
-    check_choice("mlir-output-format", args.mlir_output_format, ("text", "json"))
-    return PassManagerOptions.from_args(args)
-
-
-def split_chunks(text: str, marker: str | None) -> list[tuple[str, int]]:
-    """The input's chunks (split at lines that are `marker`) with the line each
-    starts on."""
-    if not marker:
-        return [(text, 1)]
-    chunks: list[tuple[str, int]] = []
-    current: list[str] = []
-    start = 1
-    for number, line in enumerate(text.splitlines(keepends=True), start=1):
-        if line.strip() == marker:
-            chunks.append(("".join(current), start))
-            current = []
-            start = number + 1
-        else:
-            current.append(line)
-    chunks.append(("".join(current), start))
-    return chunks
-
-
-def read_input(path: str) -> tuple[str, str]:
-    """The input text and its name in diagnostics.
-
-    mlir-opt reads bytes, so a byte that is not UTF-8 is an error where the
-    lexer meets it (`unexpected character`), not a decoding exception: such a
-    byte reads as U+FFFD, which no token contains.
-    """
-    if path == "-":
-        if sys.stdin is None or sys.stdin.closed:  # started with stdin closed
-            raise OSError(errno.EBADF, os.strerror(errno.EBADF))
-        buffer = getattr(sys.stdin, "buffer", None)
-        if buffer is None:  # a text stream put in place of stdin
-            return sys.stdin.read(), "<stdin>"
-        stream = io.TextIOWrapper(buffer, encoding="utf-8", errors="replace")
-        text = stream.read()
-        stream.detach()  # leave sys.stdin open
-        return text, "<stdin>"
-    with open(path, encoding="utf-8", errors="replace") as stream:
-        return stream.read(), path
-
-
 def print_help(parser: argparse.ArgumentParser) -> None:
+    from passflow.tools.pass_doc import pass_help  # lists every registered pass
+
     parser.print_help(sys.stdout)
     sys.stdout.write(
         "\nPasses and pipelines (use as --NAME[=OPTIONS] or in --pass-pipeline):\n\n"
@@ -298,6 +227,7 @@ def version_text() -> str:
 
 
 def run(inv: Invocation) -> int:
+    """Do what the command line asks for: the exit status."""
     args = inv.args
     if args.version:
         sys.stdout.write(version_text())
@@ -305,73 +235,16 @@ def run(inv: Invocation) -> int:
     if args.help:
         print_help(build_parser())
         return 0
-    if args.list_passes:
-        sys.stdout.write(list_passes())
+    if args.list_passes or args.gen_pass_doc:
+        from passflow.tools.pass_doc import generate_markdown, list_passes  # all passes
+
+        sys.stdout.write(list_passes() if args.list_passes else generate_markdown())
         return 0
-    if args.gen_pass_doc:
-        sys.stdout.write(generate_markdown())
-        return 0
-    maintained = cache_maintenance(args)
-    if maintained is not None:
-        return maintained
-    inv.options = options = check_tool_flags(args)
-    registry.load_plugins()  # before timing starts: mlir-opt registers passes first
-    try:
-        text, name = read_input(args.input)
-    except OSError as err:  # mlir-opt's message, without a program name
-        sys.stderr.write(f"cannot open input file '{args.input}': {err.strerror}\n")
-        return 1
-    printer = SourceDiagnosticPrinter(sys.stderr, name, text)
-    reports = Reports(
-        TimingManager(args.mlir_timing_display, args.mlir_output_format)
-        if args.mlir_timing
-        else None,
-        ChromeTrace() if args.timing_trace else None,
-    )
-    outputs: list[str] = []
-    ok = True
-    inv.executor = executor = options.make_executor()
-    if isinstance(executor, DaskExecutor):
-        quiet_dask_logging()
-    try:
-        options.check_executor(executor)
-    except PassflowError as err:
-        sys.stderr.write(f"{error_with_note(str(err), threading_note(str(err)))}\n")
-        if executor is not None:
-            executor.close()
-        return 1
-    inv.cache = open_cache(args)
-    inv.cache_salt = cache_salt(args, [f"{f.name}={f.options}" for f in inv.pass_flags])
-    try:
-        for chunk, first_line in split_chunks(text, args.split_input_file):
-            level = args.verify_diagnostics
-            if level is None:
-                result = ChunkRun(inv, chunk, first_line, name, printer, reports).run()
-                ok = ok and result is not None
-            else:  # as mlir-opt, only the verifier's verdict counts
-                verifier = DiagnosticVerifier(
-                    name, chunk, printer, VerifyLevel(level or "all"), first_line
-                )
-                result = ChunkRun(inv, chunk, first_line, name, verifier, reports).run()
-                ok = verifier.verify() and ok
-            outputs.append(result or "")
-    finally:  # reports also after a failure or an interrupt
-        reports.finish(args.timing_trace)
-        if inv.executor is not None:
-            inv.executor.close()
-        if inv.cache is not None:
-            for warning in inv.cache.warnings:
-                sys.stderr.write(f"{PROG}: warning: {warning}\n")
-            inv.cache.close()
-    if not ok and args.output != "-":
-        return 1  # as mlir-opt, no output file unless every chunk succeeded
-    separator = f"{args.output_split_marker}\n" if args.output_split_marker else ""
-    try:
-        write_output(args.output, separator.join(outputs))
-    except OutputFileError as err:
-        sys.stderr.write(f"{err}\n")
-        return 1
-    return 0 if ok else 1
+    # The run (the IR, the pass manager, the passes it names) loads here: the
+    # command line asks for one.
+    from passflow.tools.opt_run import run_input
+
+    return run_input(inv)
 
 
 def fail(message: str) -> NoReturn:

@@ -48,25 +48,26 @@ import argparse
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
-from passflow import registry
 from passflow.diagnostics import PassflowError
-from passflow.execution import ChildExecutor
 from passflow.executors import (
     EXECUTOR_KINDS,
     default_executor_kind,
     make_executor,
     threading_disabled,
 )
-from passflow.instruments.ir_printing import (
+from passflow.instruments.ir_printer_config import (
     MODULE_SCOPE_THREADING_TOOL_ERROR,
     IRPrinterConfig,
 )
-from passflow.instruments.report import RunReport
-from passflow.pass_manager import PassManager
-from passflow.statistics_report import StatisticsDisplay
 from passflow.tools.command_line import CommandLineError, FlagParser, check_choice
+
+if TYPE_CHECKING:
+    from passflow.execution import ChildExecutor
+    from passflow.instruments.report import RunReport
+    from passflow.pass_manager import PassManager
+    from passflow.statistics_report import StatisticsDisplay
 
 __all__ = [
     "LOCAL_REPRODUCER_THREADING_ERROR",
@@ -193,12 +194,25 @@ def _pass_arguments(flag: str, values: Sequence[str]) -> tuple[str, ...]:
     """The pass arguments of a `--mlir-print-ir-before/after` flag (each value a
     comma-separated list), all registered passes (llvm::cl's message otherwise)."""
     names = tuple(name for value in values for name in value.split(","))
+    if not names:
+        return names
+    # The registry (the pass manager, the IR) loads for a run, or when a flag
+    # names a pass; declaring and reading the flags does not need it.
+    from passflow import registry
+
     for name in names:
         if registry.lookup_pass(name) is None:
             raise CommandLineError(
                 f"for the --{flag} option: Cannot find option named '{name}'!"
             )
     return names
+
+
+def _run_report(path: str) -> RunReport:
+    """The `--report` file's report."""
+    from passflow.instruments.report import RunReport  # only when asked for
+
+    return RunReport(path)
 
 
 @dataclass(frozen=True)
@@ -250,14 +264,14 @@ class PassManagerOptions:
             crash_reproducer=args.mlir_pass_pipeline_crash_reproducer or None,
             local_reproducer=args.mlir_pass_pipeline_local_reproducer,
             statistics=args.mlir_pass_statistics,
-            statistics_display=cast(StatisticsDisplay, display),
+            statistics_display=cast("StatisticsDisplay", display),
             print_ir=print_ir,
             disable_threading=args.mlir_disable_threading,
             executor_kind=args.executor,
             jobs=args.jobs,
             scheduler=args.scheduler,
             progress=args.progress,
-            report=RunReport(args.report) if args.report else None,
+            report=_run_report(args.report) if args.report else None,
         )
 
     def make_executor(self) -> ChildExecutor | None:

@@ -11,7 +11,8 @@ mlir-opt's (`MlirOptMain.cpp`, "Remark Options"):
   The bitstream format is not implemented (an error says so).
 
 As in mlir-opt, each input chunk (`--split-input-file`) has its own engine, so
-remark ids restart and a remark file holds the last chunk's remarks.
+remark ids restart and a remark file holds the last chunk's remarks. The
+engine's module loads with the run, not with the flags.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 from collections.abc import Callable, Generator, Sequence
+from typing import TYPE_CHECKING
 
 from passflow.diagnostics import (
     Diagnostic,
@@ -26,9 +28,11 @@ from passflow.diagnostics import (
     PassPipelineError,
     Severity,
 )
-from passflow.pass_manager import PassManager
-from passflow.remarks import RemarkCategories, RemarkEngine, YamlRemarkStreamer
 from passflow.tools.command_line import FlagParser, check_choice
+
+if TYPE_CHECKING:
+    from passflow.pass_manager import PassManager
+    from passflow.remarks import RemarkEngine
 
 __all__ = ["add_remark_flags", "remark_engine", "remark_session"]
 
@@ -113,6 +117,8 @@ def remark_engine(args: argparse.Namespace) -> RemarkEngine:
     Raises `OutputFileError` when the remark file can't be opened, and
     `PassflowError` for the bitstream format (not implemented).
     """
+    from passflow.remarks import RemarkCategories, RemarkEngine, YamlRemarkStreamer
+
     categories = RemarkCategories(
         all=args.remarks_filter,
         passed=args.remarks_filter_passed,

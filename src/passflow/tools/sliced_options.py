@@ -9,6 +9,10 @@ multi-process executor; anything that observes a whole run in one process
 that changes what the input is (`--no-implicit-module`, no verifier) keeps
 the run whole, as does anything the sliced run itself cannot vouch for
 (`passflow.sliced.Fallback`).
+
+A file too small to fork for runs whole too (`worth_slicing`), and then
+`passflow.sliced` is never imported: its scan, batches, workers and cache
+cost a run that cannot gain from them.
 """
 
 from __future__ import annotations
@@ -16,11 +20,32 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from passflow.diagnostics import Diagnostic, DiagnosticHandler
 from passflow.executors.capture import CapturedOutput
+from passflow.executors.forking import ProcessExecutor
 
-__all__ = ["replay_events", "sliced_flags"]
+if TYPE_CHECKING:
+    from passflow.execution import ChildExecutor
+    from passflow.pass_manager import PassManager
+    from passflow.sliced.cache import ResultCache
+    from passflow.sliced.run import Fallback, SlicedOutcome
+
+__all__ = [
+    "SMALL_INPUT",
+    "replay_events",
+    "run_sliced_on",
+    "sliced_flags",
+    "worth_slicing",
+]
+
+SMALL_INPUT = 16_384
+"""Characters of input below which a budgeted process executor runs the file
+whole: cheap passes get through about this much within the default serial
+budget (0.05 s), so neither a whole nor a sliced run forks, and a sliced
+run would only add the scan and the shell to the same work in this process.
+Measured with `bench/startup.py --slicing` (docs/parallel.md)."""
 
 _WHOLE_RUN_FLAGS = (
     "no_implicit_module",
@@ -50,6 +75,55 @@ def sliced_flags(args: argparse.Namespace) -> bool:
     if any(getattr(args, flag, None) for flag in _WHOLE_RUN_FLAGS):
         return False
     return args.dump_pipeline_graph is None and args.remark_format == "emitRemark"
+
+
+def worth_slicing(
+    executor: ChildExecutor | None, text: str, cached: bool = False
+) -> bool:
+    """Whether a sliced run of `text` on `executor` may beat a whole run.
+
+    Not when the executor runs nested pipelines in this process (no executor,
+    serial, one job): then only a result cache gains from slicing. Not for a
+    process executor with a serial budget on `SMALL_INPUT` characters or
+    fewer, unless cached: its parent would run every batch itself, as the
+    whole run's adaptor runs every child itself. Other executors are left to
+    `passflow.sliced` (`sliced_jobs_of`). The whole run is the reference, so
+    the choice changes how fast the output comes, never what it is.
+    """
+    if executor is None or executor.threading_disabled:
+        return cached
+    if isinstance(executor, ProcessExecutor):
+        return cached or executor.serial_budget <= 0 or len(text) > SMALL_INPUT
+    return True
+
+
+def run_sliced_on(
+    executor: ChildExecutor | None,
+    text: str,
+    name: str,
+    pm: PassManager,
+    *,
+    first_line: int = 1,
+    generic: bool = False,
+    allow_unregistered: bool = False,
+    cache: ResultCache | None = None,
+    cache_salt: str = "",
+) -> SlicedOutcome | Fallback:
+    """`passflow.sliced.run.run_sliced_on`, for a chunk that may slice."""
+    # Sliced runs (the scan, batches, workers, the cache) load on first use.
+    from passflow.sliced.run import run_sliced_on as run
+
+    return run(
+        executor,
+        text,
+        name,
+        pm,
+        first_line=first_line,
+        generic=generic,
+        allow_unregistered=allow_unregistered,
+        cache=cache,
+        cache_salt=cache_salt,
+    )
 
 
 def replay_events(events: Sequence[Diagnostic], handler: DiagnosticHandler) -> None:

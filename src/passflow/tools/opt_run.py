@@ -1,0 +1,121 @@
+"""passflow-opt's run of its input: the flags checked, the executor and the
+cache they ask for, the input read and split into chunks, each chunk run
+(`chunk.ChunkRun`), the reports printed and the output written (only when
+every chunk succeeded, unless it is stdout).
+
+`passflow.tools.opt` loads this module (and with it the IR, the pass manager
+and the passes) once the command line asks for a run, not for `--version`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from passflow.diagnostics import PassflowError
+from passflow.instruments.timing import TimingManager
+from passflow.output_file import OutputFileError, write_output
+from passflow.source_diagnostics import (
+    DiagnosticVerifier,
+    SourceDiagnosticPrinter,
+    VerifyLevel,
+)
+from passflow.tools.cache_options import cache_maintenance, cache_salt, open_cache
+from passflow.tools.chunk import ChunkRun, Reports, error_with_note
+from passflow.tools.command_line import check_choice
+from passflow.tools.invocation import PROG, Invocation, read_input, split_chunks
+from passflow.tools.pass_manager_options import PassManagerOptions
+
+__all__ = ["check_tool_flags", "run_input"]
+
+
+def check_tool_flags(args: argparse.Namespace) -> PassManagerOptions:
+    """Validate flag values with llvm::cl's messages, as mlir-opt does: the
+    tool's own flags, then the pass-manager flags, whose options are returned."""
+    if args.verify_diagnostics is not None:
+        check_choice(
+            "verify-diagnostics", args.verify_diagnostics, ("", "all", "only-expected")
+        )
+    check_choice("mlir-timing-display", args.mlir_timing_display, ("list", "tree"))
+    check_choice("mlir-output-format", args.mlir_output_format, ("text", "json"))
+    return PassManagerOptions.from_args(args)
+
+
+def _reports(args: argparse.Namespace) -> Reports:
+    """The reports that span every chunk: timing and the Chrome trace."""
+    timing = (
+        TimingManager(args.mlir_timing_display, args.mlir_output_format)
+        if args.mlir_timing
+        else None
+    )
+    if not args.timing_trace:
+        return Reports(timing)
+    from passflow.instruments.chrome_trace import ChromeTrace  # asked for
+
+    return Reports(timing, ChromeTrace())
+
+
+def run_input(inv: Invocation) -> int:
+    """Run the pipeline the command line asks for on its input: the exit status."""
+    args = inv.args
+    maintained = cache_maintenance(args)
+    if maintained is not None:
+        return maintained
+    inv.options = options = check_tool_flags(args)
+    try:
+        text, name = read_input(args.input)
+    except OSError as err:  # mlir-opt's message, without a program name
+        sys.stderr.write(f"cannot open input file '{args.input}': {err.strerror}\n")
+        return 1
+    printer = SourceDiagnosticPrinter(sys.stderr, name, text)
+    reports = _reports(args)
+    outputs: list[str] = []
+    ok = True
+    inv.executor = executor = options.make_executor()
+    if executor is not None and executor.name == "dask":
+        from passflow.executors.dask import quiet_dask_logging  # loaded by its executor
+
+        quiet_dask_logging()
+    try:
+        options.check_executor(executor)
+    except PassflowError as err:
+        from passflow.tools.hints import threading_note  # on an error only
+
+        sys.stderr.write(f"{error_with_note(str(err), threading_note(str(err)))}\n")
+        if executor is not None:
+            executor.close()
+        return 1
+    inv.cache = open_cache(args)
+    if inv.cache is not None:
+        flags = [f"{flag.name}={flag.options}" for flag in inv.pass_flags]
+        inv.cache_salt = cache_salt(args, flags)
+    try:
+        for chunk, first_line in split_chunks(text, args.split_input_file):
+            level = args.verify_diagnostics
+            if level is None:
+                result = ChunkRun(inv, chunk, first_line, name, printer, reports).run()
+                ok = ok and result is not None
+            else:  # as mlir-opt, only the verifier's verdict counts
+                verifier = DiagnosticVerifier(
+                    name, chunk, printer, VerifyLevel(level or "all"), first_line
+                )
+                result = ChunkRun(inv, chunk, first_line, name, verifier, reports).run()
+                ok = verifier.verify() and ok
+            outputs.append(result or "")
+    finally:  # reports also after a failure or an interrupt
+        reports.finish(args.timing_trace)
+        if inv.executor is not None:
+            inv.executor.close()
+        if inv.cache is not None:
+            for warning in inv.cache.warnings:
+                sys.stderr.write(f"{PROG}: warning: {warning}\n")
+            inv.cache.close()
+    if not ok and args.output != "-":
+        return 1  # as mlir-opt, no output file unless every chunk succeeded
+    separator = f"{args.output_split_marker}\n" if args.output_split_marker else ""
+    try:
+        write_output(args.output, separator.join(outputs))
+    except OutputFileError as err:
+        sys.stderr.write(f"{err}\n")
+        return 1
+    return 0 if ok else 1
