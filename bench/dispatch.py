@@ -144,6 +144,17 @@ def compare(args: argparse.Namespace) -> None:
             f"{label:<45} min {ordered[0]:.3f}  median {statistics.median(ordered):.3f}"
             f"  max {ordered[-1]:.3f}   all: {' '.join(f'{v:.3f}' for v in values)}"
         )
+    # A shared machine's load moves both trees of a round alike: the ratio
+    # within each round is steadier than either figure.
+    for tree in trees[1:]:
+        ratios = sorted(
+            mine / theirs
+            for mine, theirs in zip(results[HERE], results[tree], strict=True)
+        )
+        print(
+            f"this tree / {tree.name}, per round: median "
+            f"{statistics.median(ratios):.3f} (range {ratios[0]:.3f}-{ratios[-1]:.3f})"
+        )
 
 
 def _commit(tree: Path) -> str:

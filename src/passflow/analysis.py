@@ -111,12 +111,14 @@ class _AnalysisMap:
         self.parent = parent
         self.instrumentor = instrumentor
         self.analyses: dict[type, object] = {}
-        self.children: dict[Operation, _AnalysisMap] = {}
+        self.children: dict[int, _AnalysisMap] = {}
+        """The maps of nested ops, by `id(op)`: xDSL hashes an op in Python, an
+        id hashes in C (a map holds its op, so the id stays its own)."""
 
     def child(self, op: Operation) -> _AnalysisMap:
-        found = self.children.get(op)
+        found = self.children.get(id(op))
         if found is None:
-            found = self.children[op] = _AnalysisMap(op, self, self.instrumentor)
+            found = self.children[id(op)] = _AnalysisMap(op, self, self.instrumentor)
         return found
 
     def invalidate(self, preserved: PreservedAnalyses) -> None:
@@ -206,7 +208,7 @@ class AnalysisManager:
         """The analysis cached on an immediate child's map; never computes."""
         if child.parent_op() is not self._map.op:
             raise ValueError("get_cached_child_analysis needs an immediate child op")
-        found = self._map.children.get(child)
+        found = self._map.children.get(id(child))
         return None if found is None else cast("A | None", found.analyses.get(analysis))
 
     def get_child_analysis(self, analysis: type[A], op: Operation) -> A:

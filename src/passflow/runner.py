@@ -347,7 +347,10 @@ def run_adaptor(adaptor: Pass, execution: PassExecutionState, state: RunState) -
     if state.reference_only:
         skip = state.reference_only
         items = [item for item in items if id(item[1]) not in skip]
-    nested = any(child.parent_op() is not op for _, child in items)
+    # Only a recursive pipeline (`**name(...)`) finds ops below the children.
+    nested = any(pm.recursive for pm in adaptor.managers) and any(
+        child.parent_op() is not op for _, child in items
+    )
     parent_info = PipelineParentInfo(threading.get_ident(), adaptor)
 
     def run_child(pm: PassPipeline, child: Operation, am: AnalysisManager) -> bool:
