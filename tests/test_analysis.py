@@ -138,6 +138,72 @@ def test_preserving_nothing_drops_child_maps(parse: Parse) -> None:
     assert am.get_cached_child_analysis(Counted, func_a) is None
 
 
+def test_partial_preservation_reaches_every_depth(parse: Parse) -> None:
+    # A pass that keeps some analyses drops the others on its op and on every
+    # op nested in it, grandchildren included, and keeps the preserved ones.
+    module = parse(TEXT)
+    func_a, inner = ir.direct_children(module)
+    (deep,) = ir.direct_children(inner)
+    am = AnalysisManager.for_root(module)
+    for op in (func_a, inner, deep):
+        am.get_child_analysis(Counted, op)
+        am.get_child_analysis(Other, op)
+    keep_counted = PreservedAnalyses()
+    keep_counted.preserve(Counted)
+    am.invalidate(keep_counted)
+    kept = {
+        ir.symbol_name(op): am.nest(op).cached_analyses()
+        for op in (func_a, inner, deep)
+    }
+    assert kept == {"a": [Counted], "inner": [Counted], "deep": [Counted]}
+
+
+class DropOther(OperationPass):
+    """Keeps `Counted` only: any other analysis of its op, at any depth, goes."""
+
+    argument = "drop-other"
+
+    def run_on_operation(self) -> None:
+        self.mark_analyses_preserved(Counted)
+
+
+class ComputeDeep(OperationPass):
+    """Computes `Counted` and `Other` on every op nested in its op."""
+
+    argument = "compute-deep"
+
+    def run_on_operation(self) -> None:
+        am = self.get_analysis_manager()
+        for op in self.get_operation().walk():
+            if op is not self.get_operation():
+                am.get_child_analysis(Counted, op)
+                am.get_child_analysis(Other, op)
+        self.mark_all_analyses_preserved()
+
+
+def test_a_pass_preserving_some_analyses_invalidates_grandchildren(
+    parse: Parse,
+) -> None:
+    module = parse(TEXT)
+    (deep,) = ir.direct_children(ir.direct_children(module)[1])
+
+    class Check(OperationPass):
+        argument = "check"
+
+        def run_on_operation(self) -> None:
+            found.append(self.get_analysis_manager().nest(deep).cached_analyses())
+            self.mark_all_analyses_preserved()
+
+    found: list[list[type]] = []
+    pm = PassManager()
+    pm.add(ComputeDeep())
+    pm.add(Check())
+    pm.add(DropOther())
+    pm.add(Check())
+    pm.run(module)
+    assert found == [[Counted, Other], [Counted]]
+
+
 class Probe(OperationPass):
     """Records what cached analyses it can see; optionally computes one."""
 
