@@ -1,6 +1,7 @@
 """Sliced runs against whole runs on generated text: the same exit status,
 stdout and stderr, byte for byte, for every valid spelling of a module the
-generator makes (`mlir_variants.modules`) and for near misses of them.
+generator makes (`mlir_variants.modules`) and for near misses of them; the
+valid ones also through the result cache (`--cache`), cold and warm.
 
 passflow-opt runs each input twice in this process: whole and serially
 (`--mlir-disable-threading`), and sliced on the process executor with an
@@ -85,8 +86,12 @@ def run_tool(argv: list[str]) -> tuple[int, str, str]:
     return status, out.getvalue(), err.getvalue()
 
 
-def compare(path: Path, text: str, seen: Counter[str]) -> None:
-    """`text` through every pipeline, whole and sliced: the same result."""
+def compare(
+    path: Path, text: str, seen: Counter[str], cache: Path | None = None
+) -> None:
+    """`text` through every pipeline, whole and sliced (and, with a `cache`
+    directory, sliced with the result cache, cold then warm, for the first
+    pipeline): the same result."""
     path.write_bytes(text.encode("utf-8", "surrogatepass"))
     for pipeline in PIPELINES:
         common = [str(path), f"--pass-pipeline={pipeline}"]
@@ -97,6 +102,11 @@ def compare(path: Path, text: str, seen: Counter[str]) -> None:
             with sliced_in_process(seen):
                 sliced = run_tool([*common, "--executor=process", "--jobs=2"])
         assert sliced == whole, (pipeline, text)
+        if cache is not None and pipeline == PIPELINES[0]:
+            with time_bound(text), sliced_in_process(seen):
+                for _ in ("cold", "warm"):
+                    cached = run_tool([*common, f"--cache={cache}"])
+                    assert cached == whole, (pipeline, "cache", text)
         if seen["sliced"] > before:
             event(f"sliced, status {whole[0]}")
         seen["status 0" if whole[0] == 0 else "status 1"] += 1
@@ -113,7 +123,7 @@ def test_valid_spellings_run_the_same_sliced_and_whole() -> None:
         )
         @given(modules())
         def check(text: str) -> None:
-            compare(path, text, seen)
+            compare(path, text, seen, Path(directory) / "cache")
 
         check()
     # Most generated modules are valid and most valid runs slice.

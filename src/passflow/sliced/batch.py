@@ -17,6 +17,7 @@ the batch ask for a fallback: the parent then runs the file as a whole.
 
 from __future__ import annotations
 
+import bisect
 import gc
 import time
 from collections.abc import Sequence
@@ -28,6 +29,7 @@ from xdsl.traits import IsolatedFromAbove
 
 from passflow import ir
 from passflow.diagnostics import Diagnostic, IRParseError, PassPipelineError
+from passflow.execution import ChildExecutor, ChildWork
 from passflow.executors.capture import captured_output
 from passflow.executors.transfer import Encoder
 from passflow.ir import Operation
@@ -147,6 +149,28 @@ class BatchRunner:
             op.detach()
         return ops
 
+    def _parse_each(
+        self, own: Sequence[tuple[int, PieceText]]
+    ) -> list[tuple[int, list[Operation]]]:
+        """Each piece's ops, a run of pieces parsed as one text (one parser is
+        faster than one per piece) and its ops told apart by where they were
+        parsed; a run whose ops do not all say where (a `loc(...)` written in
+        the text) is parsed piece by piece."""
+        found: list[tuple[int, list[Operation]]] = []
+        for first, piece in own:
+            if len(piece.starts) < 2:
+                found.append((first, self._parse(piece)))
+                continue
+            groups: list[list[Operation]] = [[] for _ in piece.starts]
+            for op in self._parse(piece):
+                position = ir.parse_position(op)
+                if position is None:
+                    groups = [self._parse(one) for one in piece.split()]
+                    break
+                groups[bisect.bisect_right(piece.starts, position[1]) - 1].append(op)
+            found += [(first + k, ops) for k, ops in enumerate(groups)]
+        return found
+
     def _reference(self, index: int, piece: PieceText) -> list[Operation]:
         found = self._references.get(index)
         if found is None:
@@ -175,9 +199,15 @@ class BatchRunner:
         gc.disable()  # as passflow-opt runs; the batch collects once, at its end
         try:
             if separately:
-                result = self._run_each(result, own, references, watched, placed)
+                marked = self._run_marked(result, own, references, watched, placed)
+                if marked is None:  # an event no op can claim: one piece at a time
+                    self._clear(placed)
+                    result = BatchResult(batch)
+                    marked = self._run_each(result, own, references, watched, placed)
+                result = marked
             else:
-                result = self._run(result, own, references, watched, placed)
+                owned = [(index, self._parse(piece)) for index, piece in own]
+                result = self._run(result, owned, references, watched, placed)
         except IRParseError as err:
             result.fallback = f"parse error: {err.diagnostic.message}"
         except Exception as err:  # outside the passes: the whole file will tell
@@ -200,16 +230,15 @@ class BatchRunner:
     def _run(
         self,
         result: BatchResult,
-        own: Sequence[tuple[int, PieceText]],
+        owned: Sequence[tuple[int, list[Operation]]],
         references: Sequence[tuple[int, PieceText]],
         watched: frozenset[int],
         placed: list[Operation],
+        *,
+        print_ops: bool = True,
     ) -> BatchResult:
         block = self.module.body.block
-        owned: list[tuple[int, list[Operation]]] = []
-        for index, piece in own:
-            ops = self._parse(piece)
-            owned.append((index, ops))
+        for _, ops in owned:
             for op in ops:
                 block.add_op(op)
                 placed.append(op)
@@ -242,6 +271,8 @@ class BatchRunner:
             return result
         for op in extra:
             op.detach()
+        if not print_ops:
+            return result
         if self.keep_ops:
             kept = [op for _, ops in owned for op in ops]
             if self.ship:
@@ -257,6 +288,76 @@ class BatchRunner:
         result.body = printed[len(self.prefix) : -2]
         return result
 
+    def _clear(self, placed: list[Operation]) -> None:
+        for op in list(self.module.body.block.ops):
+            op.detach()
+        placed.clear()
+
+    def _run_marked(
+        self,
+        result: BatchResult,
+        own: Sequence[tuple[int, PieceText]],
+        references: Sequence[tuple[int, PieceText]],
+        watched: frozenset[int],
+        placed: list[Operation],
+    ) -> BatchResult | None:
+        """The batch run as a whole, each piece's outcome told apart by where
+        its ops' runs began and ended in the batch's events (`_ChildMarks`),
+        each piece printed alone: what `_run_each` gives, at the cost of one
+        run. None if an event happened outside every op's run (the module's
+        verifier after the nested pipelines): the caller runs `_run_each`."""
+        owned = self._parse_each(own)
+        initial = {index: _symbols(ops) for index, ops in owned}
+        marks = _ChildMarks(self.module, result.events)
+        self.pm.executor = marks
+        try:
+            result = self._run(
+                result, owned, references, watched, placed, print_ops=False
+            )
+        finally:
+            self.pm.executor = None
+        if result.fallback is not None:
+            return result
+        spans = marks.spans(len(result.events))
+        if spans is None:
+            return None
+        self._clear(placed)
+        block = self.module.body.block
+        for index, ops in owned:
+            events: list[Diagnostic] = []
+            failed = False
+            for op in ops:
+                start, end, op_failed = spans.get(id(op), (0, 0, False))
+                events += result.events[start:end]
+                failed = failed or op_failed
+            body: str | None = None
+            if not failed:
+                for op in ops:
+                    block.add_op(op)
+                text = ir.print_op(self.module, generic=self.generic)
+                for op in ops:
+                    op.detach()
+                if not text.startswith(self.prefix) or not text.endswith("\n}"):
+                    result.fallback = (
+                        "the printed module does not have the shell's form"
+                    )
+                    return result
+                body = text[len(self.prefix) : -2]
+            result.parts.append(
+                PieceOutcome(
+                    index,
+                    events,
+                    failed,
+                    body,
+                    initial[index],
+                    _symbols(ops),
+                    result.headers.get(index),
+                )
+            )
+        if not result.failed:
+            result.body = "\n".join(part.body or "" for part in result.parts)
+        return result
+
     def _run_each(
         self,
         result: BatchResult,
@@ -268,10 +369,10 @@ class BatchRunner:
         """Each piece of `own` parsed, verified, run and printed alone (with
         the pieces it references), as a batch of one: its outcome in `parts`,
         the batch's in `result` (their sum)."""
-        for index, piece in own:
+        for index, ops in self._parse_each(own):
             beside = [(i, text) for i, text in references if i != index]
             part = self._run(
-                BatchResult(result.batch), [(index, piece)], beside, watched, placed
+                BatchResult(result.batch), [(index, ops)], beside, watched, placed
             )
             block = self.module.body.block
             for op in list(block.ops):
@@ -300,6 +401,39 @@ class BatchRunner:
         if not result.failed:
             result.body = "\n".join(body or "" for body in bodies)
         return result
+
+
+class _ChildMarks(ChildExecutor):
+    """Runs every adaptor's children serially, as the serial executor does,
+    and notes for each child of `top` where its run's events begin and end
+    in `events` and whether it failed."""
+
+    name = "serial"
+
+    def __init__(self, top: Operation, events: list[Diagnostic]) -> None:
+        self.top = top
+        self.events = events
+        self.marks: dict[int, tuple[int, int, bool]] = {}
+
+    @property
+    def threading_disabled(self) -> bool:
+        return True
+
+    def run(self, work: ChildWork) -> bool:
+        if work.op is not self.top:
+            return work.run_serially()
+        ok = True
+        for position, (_, child) in enumerate(work.items):
+            start = len(self.events)
+            child_ok = work.run_item(position)
+            self.marks[id(child)] = (start, len(self.events), not child_ok)
+            ok = ok and child_ok
+        return ok
+
+    def spans(self, count: int) -> dict[int, tuple[int, int, bool]] | None:
+        """The marks, if they cover all `count` events; else None."""
+        covered = sum(end - start for start, end, _ in self.marks.values())
+        return self.marks if covered == count else None
 
 
 def _prints_alone(op: Operation) -> bool:

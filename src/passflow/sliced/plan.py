@@ -83,7 +83,7 @@ class SlicePlan:
         header is checked on its own)."""
         runs: list[list[int]] = []
         for index in self.batches[batch]:
-            if runs and not self.separately and self._joins(runs[-1][-1], index):
+            if runs and self._joins(runs[-1][-1], index):
                 runs[-1].append(index)
             else:
                 runs.append([index])

@@ -102,10 +102,26 @@ class Piece:
 @dataclass(frozen=True)
 class PieceText:
     """A piece ready to parse on its own: its text, padded with spaces so its
-    first op starts at its column, and the line it starts on."""
+    first op starts at its column, and the line it starts on. For a run of
+    pieces, `starts` are where each of them starts in `text`."""
 
     text: str
     first_line: int
+    starts: tuple[int, ...] = ()
+
+    def split(self) -> list[PieceText]:
+        """A run's pieces, each ready to parse on its own."""
+        if len(self.starts) < 2:
+            return [self]
+        text = self.text
+        ends = [*self.starts[1:], len(text)]
+        pieces: list[PieceText] = []
+        for start, end in zip(self.starts, ends, strict=True):
+            line_start = text.rfind("\n", 0, start) + 1
+            padding = " " * (start - line_start)
+            line = self.first_line + text.count("\n", 0, start)
+            pieces.append(PieceText(padding + text[start:end], line))
+        return pieces
 
 
 @dataclass(frozen=True)
@@ -136,9 +152,18 @@ class SourceSlices:
         """Pieces `first` to `last` and what lies between them, ready to parse."""
         start = self.pieces[first].start
         line_start = self.text.rfind("\n", 0, start) + 1
-        padding = " " * (start - line_start)
+        padding = len(padding_text := " " * (start - line_start))
+        starts = (
+            tuple(
+                padding + self.pieces[i].start - start for i in range(first, last + 1)
+            )
+            if last > first
+            else ()
+        )
         return PieceText(
-            padding + self.text[start : self.pieces[last].end], self.line_of[first]
+            padding_text + self.text[start : self.pieces[last].end],
+            self.line_of[first],
+            starts,
         )
 
     def blank_between(self, first: int, second: int) -> bool:
