@@ -136,6 +136,32 @@ def run_on_worker_threads(jobs: list[Job]) -> None:
     assert not errors, errors
 
 
+def worker_job(
+    timing: PassTiming,
+    pipeline: OpPassManager,
+    parent: PipelineParentInfo,
+    clock: FakeClock,
+    start: float,
+    op: ir.Operation,
+    costs: tuple[float, ...],
+) -> Job:
+    """A job for `run_on_worker_threads`: what a parallel executor's worker does
+    with a clone of `pipeline` on `op`, from fake time `start` (the workers
+    overlap in wall time), pass i spending `costs[i]`."""
+
+    def job() -> None:
+        clock.now = start
+        clone = pipeline.clone()
+        timing.run_before_pipeline(pipeline.op_name, parent)
+        for pass_, cost in zip(clone.passes, costs, strict=True):
+            timing.run_before_pass(pass_, op)
+            clock.work(cost)
+            timing.run_after_pass(pass_, op)
+        timing.run_after_pipeline(pipeline.op_name, parent)
+
+    return job
+
+
 def dominance_info(clock: FakeClock, cost: float) -> type:
     """An analysis called DominanceInfo that costs `cost` fake seconds."""
 
@@ -459,25 +485,11 @@ def test_threaded_work_is_merged_with_a_user_column(parse: Parse) -> None:
     clock.work(1.0)
     timing.run_after_pass(top, module)
     timing.run_before_pass(adaptor, module)
-
-    def worker(op: ir.Operation, costs: tuple[float, float]) -> None:
-        clone = functions.clone()
-        timing.run_before_pipeline("func.func", parent)
-        for pass_, cost in zip(clone.passes, costs, strict=True):
-            timing.run_before_pass(pass_, op)
-            clock.work(cost)
-            timing.run_after_pass(pass_, op)
-        timing.run_after_pipeline("func.func", parent)
-
-    def at(start: float, op: ir.Operation, costs: tuple[float, float]) -> Job:
-        def job() -> None:
-            clock.now = start  # the workers overlap in wall time
-            worker(op, costs)
-
-        return job
-
     run_on_worker_threads(
-        [at(1.0, foo, (2.0, 1.0)), at(1.5, bar, (1.0, 3.0))]  # 1 -> 4, 1.5 -> 5.5
+        [
+            worker_job(timing, functions, parent, clock, 1.0, foo, (2.0, 1.0)),
+            worker_job(timing, functions, parent, clock, 1.5, bar, (1.0, 3.0)),
+        ]  # 1 -> 4, 1.5 -> 5.5
     )
     timing.run_after_pass(adaptor, module)
     clock.work(0.5)
@@ -512,6 +524,69 @@ def test_report_can_be_repeated_and_print_report_clears(parse: Parse) -> None:
     tm.print_report(out)
     assert out.getvalue() == first
     assert "Parser" not in tm.report()
+
+
+def test_list_display_merges_same_named_passes_user_time_too(parse: Parse) -> None:
+    """`func.func(cse,canonicalize,cse)` on two worker threads: the list display
+    adds both CSE lines' wall and user times (MLIR merges timers by name)."""
+    clock = FakeClock()
+    tm = manager(clock, "list")
+    timing = PassTiming(tm)
+    module = parse(TWO_FUNCTIONS)
+    foo, bar = ir.direct_children(module)
+    pm = PassManager()
+    functions = pm.nest("func.func")
+    functions.add(CSE(clock, 0.0))
+    functions.add(Canonicalizer(clock, 0.0))
+    functions.add(CSE(clock, 0.0))
+    adaptor = pm.passes[0]
+    assert isinstance(adaptor, OpToOpPassAdaptor)
+    parent = PipelineParentInfo(threading.get_ident(), adaptor)
+    timing.run_before_pass(adaptor, module)
+    run_on_worker_threads(
+        [
+            worker_job(timing, functions, parent, clock, 0.0, foo, (1.0, 1.0, 2.0)),
+            worker_job(timing, functions, parent, clock, 0.5, bar, (2.0, 0.5, 1.0)),
+        ]  # 0 -> 4 and 0.5 -> 4
+    )
+    timing.run_after_pass(adaptor, module)
+    # First CSE: wall max(1, 2), user 1 + 2; second CSE: max(2, 1), 2 + 1; in
+    # the list, one CSE line: wall 2 + 2, user 3 + 3. Canonicalizer: max(1,
+    # 0.5), 1 + 0.5. The pipeline: wall max(4, 3.5), user 4 + 3.5.
+    assert tm.report() == BANNER + (
+        "  Total Execution Time: 4.0000 seconds\n"
+        "\n"
+        "  ----User Time----  ----Wall Time----  ----Name----\n"
+        "    7.5000 (100.0%)    4.0000 (100.0%)  'func.func' Pipeline\n"
+        "    6.0000 ( 80.0%)    4.0000 (100.0%)  CSE\n"
+        "    1.5000 ( 20.0%)    1.0000 ( 25.0%)  Canonicalizer\n"
+        "    0.0000 (  0.0%)    0.0000 (  0.0%)  Rest\n"
+        "    7.5000 (100.0%)    4.0000 (100.0%)  Total\n"
+    )
+
+
+def test_a_top_level_timer_adds_up_every_time_it_ran() -> None:
+    """passflow-opt starts `Parser` and `Output` once per `--split-input-file`
+    chunk: the report shows their sums, not the last chunk's."""
+    clock = FakeClock()
+    tm = manager(clock)
+    for parse_cost, output_cost in ((1.0, 0.25), (2.0, 0.5), (0.5, 0.25)):
+        with tm.start_timer("Parser"):
+            clock.work(parse_cost)
+        scope = tm.start_timer("Output")
+        clock.work(output_cost)
+        scope.stop()
+        scope.stop()  # a second stop adds nothing
+        clock.work(0.25)  # the passes, untimed here
+    assert tm.report() == BANNER + (
+        "  Total Execution Time: 5.2500 seconds\n"
+        "\n"
+        "  ----Wall Time----  ----Name----\n"
+        "    3.5000 ( 66.7%)  Parser\n"
+        "    1.0000 ( 19.0%)  Output\n"
+        "    0.7500 ( 14.3%)  Rest\n"
+        "    5.2500 (100.0%)  Total\n"
+    )
 
 
 def test_unknown_display_is_refused() -> None:
