@@ -136,30 +136,44 @@ def run_on_worker_threads(jobs: list[Job]) -> None:
     assert not errors, errors
 
 
-def worker_job(
-    timing: PassTiming,
-    pipeline: OpPassManager,
-    parent: PipelineParentInfo,
-    clock: FakeClock,
-    start: float,
-    op: ir.Operation,
-    costs: tuple[float, ...],
-) -> Job:
-    """A job for `run_on_worker_threads`: what a parallel executor's worker does
-    with a clone of `pipeline` on `op`, from fake time `start` (the workers
-    overlap in wall time), pass i spending `costs[i]`."""
+class ThreadedRun:
+    """A module of two functions, `func.func(<passes>)` on it, and the timing
+    of a run whose workers run clones of that pipeline on their own threads
+    (`job`), as a parallel executor does: the hooks come from the workers'
+    threads, with the spawning thread in `PipelineParentInfo`."""
 
-    def job() -> None:
-        clock.now = start
-        clone = pipeline.clone()
-        timing.run_before_pipeline(pipeline.op_name, parent)
-        for pass_, cost in zip(clone.passes, costs, strict=True):
-            timing.run_before_pass(pass_, op)
-            clock.work(cost)
-            timing.run_after_pass(pass_, op)
-        timing.run_after_pipeline(pipeline.op_name, parent)
+    def __init__(
+        self, parse: Parse, display: TimingDisplay, *passes: type[Working]
+    ) -> None:
+        self.clock = FakeClock()
+        self.tm = manager(self.clock, display)
+        self.timing = PassTiming(self.tm)
+        self.module = parse(TWO_FUNCTIONS)
+        self.pm = PassManager()
+        self.functions = self.pm.nest("func.func")
+        for kind in passes:
+            self.functions.add(kind(self.clock, 0.0))
+        adaptor = self.pm.passes[0]
+        assert isinstance(adaptor, OpToOpPassAdaptor)
+        self.adaptor = adaptor
+        self.parent = PipelineParentInfo(threading.get_ident(), adaptor)
 
-    return job
+    def job(self, start: float, op: ir.Operation, costs: tuple[float, ...]) -> Job:
+        """A job for `run_on_worker_threads`: a clone of the pipeline on `op`
+        from fake time `start` (the workers overlap in wall time), pass i
+        spending `costs[i]`."""
+
+        def job() -> None:
+            self.clock.now = start
+            clone = self.functions.clone()
+            self.timing.run_before_pipeline("func.func", self.parent)
+            for pass_, cost in zip(clone.passes, costs, strict=True):
+                self.timing.run_before_pass(pass_, op)
+                self.clock.work(cost)
+                self.timing.run_after_pass(pass_, op)
+            self.timing.run_after_pipeline("func.func", self.parent)
+
+        return job
 
 
 def dominance_info(clock: FakeClock, cost: float) -> type:
@@ -465,33 +479,19 @@ def test_dynamic_pipeline_nests_under_the_pass_that_ran_it(parse: Parse) -> None
 
 def test_threaded_work_is_merged_with_a_user_column(parse: Parse) -> None:
     """Two workers run clones of `func.func(cse,canonicalize)` on one function
-    each, as a parallel executor does; the hooks come from their threads with
-    the spawning thread in PipelineParentInfo."""
-    clock = FakeClock()
-    tm = manager(clock)
-    timing = PassTiming(tm)
-    module = parse(TWO_FUNCTIONS)
+    each, after `symbol-dce` on the module."""
+    run = ThreadedRun(parse, "tree", CSE, Canonicalizer)
+    clock, tm, timing, module = run.clock, run.tm, run.timing, run.module
     foo, bar = ir.direct_children(module)
-    pm = PassManager()
-    functions = pm.nest("func.func")
-    functions.add(CSE(clock, 0.0))
-    functions.add(Canonicalizer(clock, 0.0))
     top = SymbolDCE(clock, 0.0)
-    adaptor = pm.passes[0]
-    assert isinstance(adaptor, OpToOpPassAdaptor)
-    parent = PipelineParentInfo(threading.get_ident(), adaptor)
-
     timing.run_before_pass(top, module)
     clock.work(1.0)
     timing.run_after_pass(top, module)
-    timing.run_before_pass(adaptor, module)
+    timing.run_before_pass(run.adaptor, module)
     run_on_worker_threads(
-        [
-            worker_job(timing, functions, parent, clock, 1.0, foo, (2.0, 1.0)),
-            worker_job(timing, functions, parent, clock, 1.5, bar, (1.0, 3.0)),
-        ]  # 1 -> 4, 1.5 -> 5.5
-    )
-    timing.run_after_pass(adaptor, module)
+        [run.job(1.0, foo, (2.0, 1.0)), run.job(1.5, bar, (1.0, 3.0))]
+    )  # 1 -> 4, 1.5 -> 5.5
+    timing.run_after_pass(run.adaptor, module)
     clock.work(0.5)
     # Pipelines: wall max(3, 4), user 3 + 4; CSE max(2, 1), 2 + 1; Canonicalizer
     # max(1, 3), 1 + 3. Root user: main thread 1.5 plus the workers' 7. Rest
@@ -529,31 +529,17 @@ def test_report_can_be_repeated_and_print_report_clears(parse: Parse) -> None:
 def test_list_display_merges_same_named_passes_user_time_too(parse: Parse) -> None:
     """`func.func(cse,canonicalize,cse)` on two worker threads: the list display
     adds both CSE lines' wall and user times (MLIR merges timers by name)."""
-    clock = FakeClock()
-    tm = manager(clock, "list")
-    timing = PassTiming(tm)
-    module = parse(TWO_FUNCTIONS)
-    foo, bar = ir.direct_children(module)
-    pm = PassManager()
-    functions = pm.nest("func.func")
-    functions.add(CSE(clock, 0.0))
-    functions.add(Canonicalizer(clock, 0.0))
-    functions.add(CSE(clock, 0.0))
-    adaptor = pm.passes[0]
-    assert isinstance(adaptor, OpToOpPassAdaptor)
-    parent = PipelineParentInfo(threading.get_ident(), adaptor)
-    timing.run_before_pass(adaptor, module)
+    run = ThreadedRun(parse, "list", CSE, Canonicalizer, CSE)
+    foo, bar = ir.direct_children(run.module)
+    run.timing.run_before_pass(run.adaptor, run.module)
     run_on_worker_threads(
-        [
-            worker_job(timing, functions, parent, clock, 0.0, foo, (1.0, 1.0, 2.0)),
-            worker_job(timing, functions, parent, clock, 0.5, bar, (2.0, 0.5, 1.0)),
-        ]  # 0 -> 4 and 0.5 -> 4
-    )
-    timing.run_after_pass(adaptor, module)
+        [run.job(0.0, foo, (1.0, 1.0, 2.0)), run.job(0.5, bar, (2.0, 0.5, 1.0))]
+    )  # 0 -> 4 and 0.5 -> 4
+    run.timing.run_after_pass(run.adaptor, run.module)
     # First CSE: wall max(1, 2), user 1 + 2; second CSE: max(2, 1), 2 + 1; in
     # the list, one CSE line: wall 2 + 2, user 3 + 3. Canonicalizer: max(1,
     # 0.5), 1 + 0.5. The pipeline: wall max(4, 3.5), user 4 + 3.5.
-    assert tm.report() == BANNER + (
+    assert run.tm.report() == BANNER + (
         "  Total Execution Time: 4.0000 seconds\n"
         "\n"
         "  ----User Time----  ----Wall Time----  ----Name----\n"
