@@ -217,10 +217,21 @@ class Pass:
         return f"'{pipeline.anchor}' Pipeline"
 
     def initialize(self, context: Context) -> bool | None:
-        """Called once per run before any op is processed; return False to fail it.
+        """Set the pass up before it runs on any op; return False to fail the run.
 
-        Use it for expensive set-up that does not depend on the IR (pattern lists);
-        it must not touch the IR.
+        Called once per *initialization*, as MLIR's `initialize`, not once per
+        run: the first `PassManager.run` initializes every pass of the pipeline
+        (nested ones included), and a later run initializes them again only if
+        the pipeline changed since (other pass objects or options:
+        `pipeline_identity`) or the context has other dialects registered; a
+        run that changes neither keeps the previous initialization, and so
+        does the pass's state. A pipeline a pass runs dynamically
+        (`run_pipeline`) is initialized the first time it runs under each
+        initialization. An exception raised here is reported as an error and
+        fails the run; so does False, and the next run initializes again.
+
+        Use it for expensive set-up that does not depend on the IR (pattern
+        lists); it must not touch the IR.
         """
         return None
 
