@@ -302,3 +302,56 @@ def test_a_taken_dashboard_port_is_no_warning(tmp_path: pathlib.Path) -> None:
         ]
     serial, dask = ((r.returncode, r.stdout, r.stderr) for r in runs)
     assert dask == serial and serial[0] == 0 and serial[2] == ""
+
+
+# --- one owner for parallelism -------------------------------------------------
+
+
+def _log_forks(path: str) -> None:
+    """Run on a worker: every fork it makes appends the child's pid to `path`."""
+    import os
+
+    def note() -> None:
+        with open(path, "a") as log:
+            log.write(f"{os.getpid()}\n")
+
+    os.register_at_fork(after_in_child=note)
+
+
+def test_a_dask_local_run_keeps_to_its_jobs(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--executor=dask --jobs=2` without a scheduler: two worker processes do
+    the run's work (each beside the nanny Dask keeps to watch it), and neither
+    forks workers of its own, sliced or whole."""
+    cluster = DaskExecutor(jobs=2)
+    try:
+        log = tmp_path / "forks"
+        run_on_workers = cast(Callable[..., object], cluster.client.run)
+        run_on_workers(_log_forks, str(log))
+        info = cast(dict[str, dict[str, object]], cluster.client.scheduler_info())
+        assert len(info["workers"]) == 2
+
+        def executor(
+            kind: str, jobs: int | None = None, scheduler: str | None = None
+        ) -> ChildExecutor | None:
+            if kind != "dask":
+                return make_executor(kind, jobs, scheduler)
+            return DaskExecutor(cluster.client)  # closing it leaves the cluster
+
+        monkeypatch.setattr(pass_manager_options, "make_executor", executor)
+        path = tmp_path / "input.mlir"
+        body = "".join(
+            f"func.func @f{i}() -> i32 {{\n  %c = arith.constant {i} : i32\n"
+            f"  %d = arith.addi %c, %c : i32\n  func.return %d : i32\n}}\n"
+            for i in range(40)
+        )
+        path.write_text(body)
+        argv = [str(path), f"--pass-pipeline={PIPELINE}", "--executor=dask"]
+        serial = run_tool([*argv[:2], "--mlir-disable-threading"])
+        assert run_tool(argv) == serial  # sliced
+        whole = run_tool([*argv, "--mlir-pass-statistics"])
+        assert whole[0] == 0 and whole[1] == serial[1]
+        assert not log.exists(), log.read_text()
+    finally:
+        cluster.close()
