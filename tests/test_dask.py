@@ -327,7 +327,7 @@ def test_a_dask_local_run_keeps_to_its_jobs(
     cluster = DaskExecutor(jobs=2)
     try:
         log = tmp_path / "forks"
-        run_on_workers = cast(Callable[..., object], cluster.client.run)
+        run_on_workers = cast(Callable[..., object], cluster.client.run)  # pyright: ignore[reportUnknownMemberType]
         run_on_workers(_log_forks, str(log))
         info = cast(dict[str, dict[str, object]], cluster.client.scheduler_info())
         assert len(info["workers"]) == 2
