@@ -2,7 +2,8 @@
 
 Importing this package registers them all by name (the registry imports it before
 the first lookup): `canonicalize`, `cse`, `inline`, `loop-invariant-code-motion`,
-`print-ir`, `print-op-stats`, `symbol-dce` and `symbol-privatize`. A pass's module,
+`print-ir`, `print-op-stats`,
+`strip-debuginfo`, `symbol-dce`, `symbol-privatize` and `topological-sort`. A pass's module,
 with the xDSL dialects and patterns it needs, is imported only when a pipeline
 names the pass or its class is taken from this package, so a run pays in start-up
 time and memory for the passes it uses alone.
@@ -24,8 +25,10 @@ if TYPE_CHECKING:
     )
     from passflow.transforms.print_ir import PrintIRPass
     from passflow.transforms.print_op_stats import PrintOpStats
+    from passflow.transforms.strip_debuginfo import StripDebugInfo
     from passflow.transforms.symbol_dce import SymbolDCE
     from passflow.transforms.symbol_privatize import SymbolPrivatize
+    from passflow.transforms.topological_sort import TopologicalSort
 
 __all__ = [
     "CSE",
@@ -34,8 +37,10 @@ __all__ = [
     "LoopInvariantCodeMotion",
     "PrintIRPass",
     "PrintOpStats",
+    "StripDebugInfo",
     "SymbolDCE",
     "SymbolPrivatize",
+    "TopologicalSort",
 ]
 
 _PASSES: dict[str, tuple[str, str]] = {
@@ -48,8 +53,10 @@ _PASSES: dict[str, tuple[str, str]] = {
     ),
     "print-ir": ("passflow.transforms.print_ir", "PrintIRPass"),
     "print-op-stats": ("passflow.transforms.print_op_stats", "PrintOpStats"),
+    "strip-debuginfo": ("passflow.transforms.strip_debuginfo", "StripDebugInfo"),
     "symbol-dce": ("passflow.transforms.symbol_dce", "SymbolDCE"),
     "symbol-privatize": ("passflow.transforms.symbol_privatize", "SymbolPrivatize"),
+    "topological-sort": ("passflow.transforms.topological_sort", "TopologicalSort"),
 }
 """Each pass's argument, module and class."""
 

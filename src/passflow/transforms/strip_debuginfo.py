@@ -1,0 +1,67 @@
+"""`strip-debuginfo`: replace every location with `loc(unknown)` (MLIR's StripDebugInfo)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from xdsl.dialects.builtin import UnknownLoc
+from xdsl.ir import Operation
+
+from passflow import ir
+from passflow.pass_base import OperationPass
+from passflow.registry import register_pass
+
+__all__ = ["StripDebugInfo", "strip_debuginfo"]
+
+
+@register_pass
+class StripDebugInfo(OperationPass):
+    """Forget where every op and block argument came from.
+
+    Every op nested in the op the pass runs on (itself included) and every
+    argument of their blocks gets `loc(unknown)`, as in MLIR. passflow also
+    locates an op that wrote no `loc(...)` by where it was parsed; that is
+    forgotten too, so a later diagnostic about a stripped op says `<unknown>:0`,
+    as mlir-opt's does. Attributes that hold locations are left alone.
+    """
+
+    name = "StripDebugInfo"
+    argument = "strip-debuginfo"
+    summary = "Strip debug info from all operations"
+    description = """\
+This pass strips the IR of any location information, by replacing all
+operation locations with [`unknown`](https://mlir.llvm.org/docs/Dialects/Builtin/#unknownloc).
+"""
+
+    def run_on_operation(self) -> None:
+        strip_debuginfo(self.get_operation())
+        # Locations are no analysis's input: every analysis stays valid.
+        self.mark_all_analyses_preserved()
+
+
+def strip_debuginfo(root: Operation) -> None:
+    """Give `root`, every op nested in it and every block argument `loc(unknown)`."""
+    unknown = UnknownLoc()
+    ops = list(root.walk())
+    for op in ops:
+        op.location = unknown
+        for region in op.regions:
+            for block in region.blocks:
+                for arg in block.args:
+                    arg.location = unknown
+    _forget_parse_positions(ops)
+
+
+def _forget_parse_positions(ops: Iterable[Operation]) -> None:
+    """Drop `ops` from the parse-position tables, so `ir.location` no longer
+    falls back to where they were parsed.
+
+    This belongs in `passflow.ir` (as a public `forget_parse_position`); until
+    it is there, it reaches into the tables `ir.parse_position` reads. Each
+    table is a WeakKeyDictionary, so removing a key another thread is not
+    reading is safe; the tuple of tables itself is only read.
+    """
+    tables = ir._tables  # pyright: ignore[reportPrivateUsage]
+    for _file, table, _open in tables:
+        for op in ops:
+            table.pop(op, None)
