@@ -1,7 +1,7 @@
 """Built-in passes, named and optioned as in mlir-opt.
 
 Importing this package registers them all by name (the registry imports it before
-the first lookup): `canonicalize`, `cse`, `inline`, `loop-invariant-code-motion`,
+the first lookup): `canonicalize`, `composite-fixed-point-pass`, `cse`, `inline`, `loop-invariant-code-motion`,
 `print-ir`, `print-op-stats`,
 `strip-debuginfo`, `symbol-dce`, `symbol-privatize` and `topological-sort`. A pass's module,
 with the xDSL dialects and patterns it needs, is imported only when a pipeline
@@ -18,6 +18,7 @@ from passflow.registry import register_lazy
 
 if TYPE_CHECKING:
     from passflow.transforms.canonicalize import Canonicalizer
+    from passflow.transforms.composite_fixed_point import CompositeFixedPointPass
     from passflow.transforms.cse import CSE
     from passflow.transforms.inline import Inliner
     from passflow.transforms.loop_invariant_code_motion import (
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CSE",
     "Canonicalizer",
+    "CompositeFixedPointPass",
     "Inliner",
     "LoopInvariantCodeMotion",
     "PrintIRPass",
@@ -45,6 +47,10 @@ __all__ = [
 
 _PASSES: dict[str, tuple[str, str]] = {
     "canonicalize": ("passflow.transforms.canonicalize", "Canonicalizer"),
+    "composite-fixed-point-pass": (
+        "passflow.transforms.composite_fixed_point",
+        "CompositeFixedPointPass",
+    ),
     "cse": ("passflow.transforms.cse", "CSE"),
     "inline": ("passflow.transforms.inline", "Inliner"),
     "loop-invariant-code-motion": (
