@@ -40,12 +40,14 @@ __all__ = [
     "worth_slicing",
 ]
 
-SMALL_INPUT = 16_384
-"""Characters of input below which a budgeted process executor runs the file
-whole: cheap passes get through about this much within the default serial
-budget (0.05 s), so neither a whole nor a sliced run forks, and a sliced
-run would only add the scan and the shell to the same work in this process.
-Measured with `bench/startup.py --slicing` (docs/parallel.md)."""
+SMALL_INPUT = 65_536
+"""Characters of input up to which a budgeted process executor runs the file
+whole. Below it a sliced run forks little or not at all (the parent runs
+batches itself for the serial budget, as the whole run's adaptor runs
+children), and its imports, scan and shell cost more than two jobs save:
+`bench/startup.py --slicing` measured sliced runs 1.01-1.26x slower than
+whole ones from 3 to 71 KiB of canonicalize+cse input on 2 cores. A whole
+run still forks for its passes once they outlast the budget."""
 
 _WHOLE_RUN_FLAGS = (
     "no_implicit_module",
