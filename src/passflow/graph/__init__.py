@@ -22,7 +22,6 @@ See docs/graph.md for the guide, and `errors` for what each misuse raises.
 from passflow.graph.declaration import (
     Declaration,
     PopulatePipeline,
-    PopulateSubgraph,
     SelectAlternative,
 )
 from passflow.graph.errors import (
@@ -50,7 +49,7 @@ from passflow.graph.execution import (
     TraceEvent,
 )
 from passflow.graph.export import ExportFormat, dump_pipeline_graphs, find_schedules
-from passflow.graph.pipeline_graph import PipelineGraph
+from passflow.graph.pipeline_graph import PipelineGraph, PopulateSubgraph
 from passflow.graph.registered import (
     ExtendGraph,
     GraphPipeline,
@@ -59,11 +58,12 @@ from passflow.graph.registered import (
     register_graph,
     registered_schedule,
 )
-from passflow.graph.schedule import (
+from passflow.graph.schedule import PipelineSchedule
+from passflow.graph.scheduled import (
     DEFAULT_MAX_JUMPS_PER_EDGE,
     Dependency,
-    PipelineSchedule,
     ScheduledChoice,
+    ScheduledGraph,
     ScheduledPipeline,
 )
 from passflow.graph.stage_source import PipelineSource, StageSource
@@ -96,6 +96,7 @@ __all__ = [
     "ScheduleRunError",
     "ScheduleTrace",
     "ScheduledChoice",
+    "ScheduledGraph",
     "ScheduledPipeline",
     "SelectAlternative",
     "SkippedPredecessorError",

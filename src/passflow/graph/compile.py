@@ -20,12 +20,8 @@ from passflow.graph.errors import (
     SubgraphBoundaryError,
     UnknownPipelineError,
 )
-from passflow.graph.schedule import (
-    Dependency,
-    PipelineSchedule,
-    ScheduledChoice,
-    ScheduledPipeline,
-)
+from passflow.graph.schedule import PipelineSchedule
+from passflow.graph.scheduled import Dependency, ScheduledChoice, ScheduledPipeline
 
 __all__ = ["compile_schedule"]
 

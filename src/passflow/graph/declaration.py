@@ -9,27 +9,20 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from passflow.ir import Operation
 from passflow.manager import OpPassManager
-
-if TYPE_CHECKING:
-    from passflow.graph.pipeline_graph import PipelineGraph
 
 __all__ = [
     "Declaration",
     "Expanded",
     "PopulatePipeline",
-    "PopulateSubgraph",
     "SelectAlternative",
 ]
 
 PopulatePipeline = Callable[[OpPassManager], None]
 """Fills the (empty) pass manager of one pipeline."""
-
-PopulateSubgraph = Callable[["PipelineGraph"], None]
-"""Registers the members of a subgraph in the (empty) graph it is given."""
 
 SelectAlternative = Callable[[Operation], str]
 """Given the top-level op when a choice runs, names the alternative to run."""
@@ -43,6 +36,9 @@ class Declaration:
 
     A choice's `populate` fills its selecting pipeline, whose passes may pick an
     alternative with `pipeline.jump_target`; `select` picks one otherwise.
+    A subgraph's `subgraph` registers its members in the `PipelineGraph` it is
+    given: a `PopulateSubgraph`, as `register_subgraph` types it. The record
+    sits below `pipeline_graph`, so its field does not name the graph's type.
     """
 
     name: str
@@ -51,7 +47,7 @@ class Declaration:
     successors: tuple[str, ...]
     jump_targets: tuple[str, ...]
     populate: PopulatePipeline | None = None
-    subgraph: PopulateSubgraph | None = None
+    subgraph: Callable[..., None] | None = None
     alternatives: tuple[str, ...] = ()
     select: SelectAlternative | None = None
     source: object = None

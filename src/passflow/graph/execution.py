@@ -5,13 +5,14 @@ MLIR's dynamic pass pipeline, on the op the pass runs on. So every stage shares
 the enclosing `PassManager.run`: its instrumentation sees each stage as a nested
 pipeline whose parent pass is the schedule pass, and timing, IR printing,
 statistics, verification and reproducers treat the stages' passes as any other.
+The pass runs the schedule's data (`scheduled.ScheduledGraph`); the schedule
+that makes it (`schedule.PipelineSchedule.as_pass`) sits above this module.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from xdsl.dialects.builtin import StringAttr
 
@@ -23,17 +24,11 @@ from passflow.graph.errors import (
     ScheduleRunError,
     UndeclaredJumpError,
 )
+from passflow.graph.scheduled import ScheduledChoice, ScheduledGraph, ScheduledPipeline
 from passflow.ir import Operation, OperationName
 from passflow.manager import OpPassManager
 from passflow.pass_base import OperationPass, PassPipeline
 from passflow.statistics import Statistic
-
-if TYPE_CHECKING:
-    from passflow.graph.schedule import (
-        PipelineSchedule,
-        ScheduledChoice,
-        ScheduledPipeline,
-    )
 
 __all__ = [
     "JUMP_TARGET_ATTRIBUTE",
@@ -125,7 +120,8 @@ class ScheduleFailure:
 
 
 class PipelineSchedulePass(OperationPass):
-    """Runs a `PipelineSchedule` on its op, following `pipeline.jump_target`.
+    """Runs a schedule (a `ScheduledGraph`, as a `PipelineSchedule` is) on its
+    op, following `pipeline.jump_target`.
 
     Made by `PipelineSchedule.as_pass` (and by a registered schedule's pipeline).
     After a run, `trace` holds what ran and `failure` why the run was aborted,
@@ -142,7 +138,7 @@ class PipelineSchedulePass(OperationPass):
 
     def __init__(
         self,
-        schedule: PipelineSchedule,
+        schedule: ScheduledGraph,
         argument: str,
         *,
         registered_max_jumps: int | None = None,
@@ -234,7 +230,7 @@ class PipelineSchedulePass(OperationPass):
             self.signal_pass_failure()
 
     def _run_schedule(
-        self, schedule: PipelineSchedule, op: Operation, prefix: str
+        self, schedule: ScheduledGraph, op: Operation, prefix: str
     ) -> bool:
         """Run `schedule` from its first pipeline, following jumps; False on failure.
 
@@ -457,7 +453,7 @@ class PipelineSchedulePass(OperationPass):
         self.failure = ScheduleFailure(kind, pipeline, target)
 
 
-def _choice_holding(schedule: PipelineSchedule, name: str | None) -> str | None:
+def _choice_holding(schedule: ScheduledGraph, name: str | None) -> str | None:
     """The choice of `schedule` that has an alternative called `name`, if any."""
     for pipeline in schedule.pipelines:
         body = pipeline.body
@@ -472,7 +468,7 @@ def _choice_holding(schedule: PipelineSchedule, name: str | None) -> str | None:
 
 def _leave_loops(
     taken: Counter[tuple[str, str]],
-    schedule: PipelineSchedule,
+    schedule: ScheduledGraph,
     index: int,
     jump: tuple[str, str] | None,
 ) -> None:
@@ -503,7 +499,7 @@ def _leave_loops(
             del taken[edge]
 
 
-def _loop(schedule: PipelineSchedule, source: str, target: str, prefix: str) -> str:
+def _loop(schedule: ScheduledGraph, source: str, target: str, prefix: str) -> str:
     """`the loop from 'b' to 'c'` for a backward jump, "" for a forward one."""
     if schedule.index(target) > schedule.index(source):
         return ""

@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from passflow.graph.execution import PipelineSchedulePass
+from passflow.graph.scheduled import ScheduledGraph, ScheduledPipeline
 from passflow.manager import OpPassManager
 from passflow.pass_base import walk_passes
-
-if TYPE_CHECKING:
-    from passflow.graph.schedule import PipelineSchedule, ScheduledPipeline
 
 __all__ = [
     "ExportFormat",
@@ -31,7 +29,7 @@ ExportFormat = Literal["dot", "json"]
 _JUMP_STYLE = 'style=dashed, color=blue, fontcolor=blue, constraint=false, label="jump"'
 
 
-def find_schedules(pm: OpPassManager) -> list[PipelineSchedule]:
+def find_schedules(pm: OpPassManager) -> list[ScheduledGraph]:
     """The schedules run by `pm`, nested pipelines (and stages) included, in
     pipeline order."""
     return [
@@ -53,11 +51,11 @@ def dump_pipeline_graphs(pm: OpPassManager, fmt: ExportFormat) -> str:
 # --- JSON -----------------------------------------------------------------------
 
 
-def to_json(schedule: PipelineSchedule) -> str:
+def to_json(schedule: ScheduledGraph) -> str:
     return json.dumps(_json_graph(schedule), indent=2) + "\n"
 
 
-def _json_graph(schedule: PipelineSchedule) -> dict[str, object]:
+def _json_graph(schedule: ScheduledGraph) -> dict[str, object]:
     return {
         "name": schedule.name,
         "anchor": schedule.anchor,
@@ -66,7 +64,7 @@ def _json_graph(schedule: PipelineSchedule) -> dict[str, object]:
     }
 
 
-def _json_level(schedule: PipelineSchedule) -> dict[str, object]:
+def _json_level(schedule: ScheduledGraph) -> dict[str, object]:
     pipelines = [
         {"name": pipeline.name, "position": position, **_json_unit(pipeline)}
         for position, pipeline in enumerate(schedule.pipelines, start=1)
@@ -93,7 +91,7 @@ def _json_unit(pipeline: ScheduledPipeline) -> dict[str, object]:
     }
 
 
-def _units(schedule: PipelineSchedule) -> Iterator[ScheduledPipeline]:
+def _units(schedule: ScheduledGraph) -> Iterator[ScheduledPipeline]:
     """Every unit of one level: its pipelines, and the alternatives of its choices."""
     for pipeline in schedule.pipelines:
         yield pipeline
@@ -102,7 +100,7 @@ def _units(schedule: PipelineSchedule) -> Iterator[ScheduledPipeline]:
             yield from body.alternatives
 
 
-def _edges(schedule: PipelineSchedule) -> Iterator[tuple[str, str, str]]:
+def _edges(schedule: ScheduledGraph) -> Iterator[tuple[str, str, str]]:
     """(kind, from, to) for dependencies, then jumps, each sorted by run order
     (an alternative's jumps at its choice's position, in declared order)."""
     position = schedule.index
@@ -122,7 +120,7 @@ def _edges(schedule: PipelineSchedule) -> Iterator[tuple[str, str, str]]:
 # --- DOT ------------------------------------------------------------------------
 
 
-def to_dot(schedule: PipelineSchedule) -> str:
+def to_dot(schedule: ScheduledGraph) -> str:
     lines = [
         f"digraph {_quote(schedule.name)} {{",
         "  compound=true;",
@@ -134,7 +132,7 @@ def to_dot(schedule: PipelineSchedule) -> str:
 
 
 def _dot_level(
-    schedule: PipelineSchedule, prefix: str, number: str, pad: str
+    schedule: ScheduledGraph, prefix: str, number: str, pad: str
 ) -> list[str]:
     """Nodes (clusters for subgraphs and choices) and edges of one level, ids
     qualified."""

@@ -20,17 +20,21 @@ from passflow.graph.declaration import (
     Expanded,
     Kind,
     PopulatePipeline,
-    PopulateSubgraph,
     SelectAlternative,
 )
 from passflow.graph.errors import ChoiceError, PipelineGraphError, PipelineNameError
-from passflow.graph.schedule import DEFAULT_MAX_JUMPS_PER_EDGE, PipelineSchedule
+from passflow.graph.schedule import PipelineSchedule
+from passflow.graph.scheduled import DEFAULT_MAX_JUMPS_PER_EDGE
 from passflow.graph.stage_source import StageSource, as_populate, copy_source
 from passflow.manager import OpPassManager
 
-__all__ = ["PipelineGraph"]
+__all__ = ["PipelineGraph", "PopulateSubgraph"]
 
 _T = TypeVar("_T")
+
+
+PopulateSubgraph = Callable[["PipelineGraph"], None]
+"""Registers the members of a subgraph in the (empty) graph it is given."""
 
 
 class PipelineGraph:

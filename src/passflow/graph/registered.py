@@ -19,11 +19,11 @@ from passflow.graph.errors import PipelineGraphError, UnknownPipelineError
 from passflow.graph.execution import PipelineSchedulePass
 from passflow.graph.pipeline_graph import PipelineGraph
 from passflow.graph.schedule import (
-    DEFAULT_MAX_JUMPS_PER_EDGE,
     PipelineSchedule,
     ScheduleOptions,
     options_with_default,
 )
+from passflow.graph.scheduled import DEFAULT_MAX_JUMPS_PER_EDGE
 from passflow.manager import OpPassManager
 
 __all__ = [

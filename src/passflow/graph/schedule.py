@@ -1,208 +1,43 @@
 """`PipelineSchedule`: a pipeline graph in run order, runnable like a pass manager.
 
-The schedule is a list of pipelines (each an `OpPassManager`, or a nested schedule
-for a subgraph) with the jump targets each may request. It runs as a single pass,
-`PipelineSchedulePass`, that executes each pipeline as a dynamic pipeline, so a
-`PassManager` drives the whole run: instrumentation, timing, IR printing,
-statistics, verification and crash reproducers see every stage, exactly as they
-see any other pass.
+The schedule's data, the pipelines in run order (each an `OpPassManager`, a
+nested schedule for a subgraph, or a choice) with the jump targets each may
+request, is a `ScheduledGraph` (`scheduled`). `PipelineSchedule` adds what uses
+it: it runs as a single pass, `PipelineSchedulePass` (`execution`), that
+executes each pipeline as a dynamic pipeline, so a `PassManager` drives the
+whole run: instrumentation, timing, IR printing, statistics, verification and
+crash reproducers see every stage, exactly as they see any other pass. It
+registers as a pass pipeline, and exports as DOT and JSON (`export`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import ClassVar, Literal, cast
+from typing import cast
 
 from passflow import ir, registry
 from passflow.diagnostics import PassPipelineError
 from passflow.graph import export
-from passflow.graph.declaration import SelectAlternative
 from passflow.graph.errors import PipelineGraphError
 from passflow.graph.execution import PipelineSchedulePass, ScheduleTrace
+from passflow.graph.scheduled import DEFAULT_MAX_JUMPS_PER_EDGE, ScheduledGraph
 from passflow.manager import OpPassManager
 from passflow.options import UNSIGNED, Option, PipelineOptions
 from passflow.pass_manager import PassManager
 
 __all__ = [
-    "DEFAULT_MAX_JUMPS_PER_EDGE",
-    "Dependency",
     "PipelineSchedule",
     "ScheduleOptions",
-    "ScheduledChoice",
-    "ScheduledPipeline",
     "options_with_default",
 ]
 
-DEFAULT_MAX_JUMPS_PER_EDGE = 10
-"""How often one jump may be taken per run of its graph, unless configured.
 
-MLIR's own bounded loop over a pipeline, `createCompositeFixedPointPass`, stops
-after 10 iterations by default; a jump loop is the same idea, so the same bound.
-"""
+class PipelineSchedule(ScheduledGraph):
+    """The pipelines of a graph in run order (what `create_schedule` returns),
+    runnable: `run`, `as_pass`, `register`, `to_dot`, `to_json`.
 
-
-@dataclass(frozen=True)
-class Dependency:
-    """An ordering edge: `source` runs before `target` (from either side's list)."""
-
-    source: str
-    target: str
-
-
-@dataclass(frozen=True, eq=False)
-class ScheduledChoice:
-    """The body of a choice: its own pipeline, which may pick an alternative with
-    `pipeline.jump_target`, the alternatives in declared order, and the `select`
-    function that picks one otherwise."""
-
-    selector: OpPassManager
-    alternatives: tuple[ScheduledPipeline, ...]
-    select: SelectAlternative | None
-    kind: ClassVar[Literal["choice"]] = "choice"
-
-    def alternative(self, name: str) -> ScheduledPipeline | None:
-        """The alternative called `name`, if there is one."""
-        return next((a for a in self.alternatives if a.name == name), None)
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        return tuple(a.name for a in self.alternatives)
-
-    def describe(self) -> str:
-        """How the choice picks: `choice builtin.module(pick)`, `, select=f` added."""
-        select = (
-            f", select={getattr(self.select, '__name__', repr(self.select))}"
-            if self.select is not None
-            else ""
-        )
-        return f"choice {self.selector}{select}"
-
-    def clone(self) -> ScheduledChoice:
-        return ScheduledChoice(
-            self.selector.clone(),
-            tuple(a.clone() for a in self.alternatives),
-            self.select,
-        )
-
-
-@dataclass(frozen=True, eq=False)
-class ScheduledPipeline:
-    """One scheduled unit: a pipeline, a subgraph run as a whole, or a choice
-    (which runs its own pipeline, then one of its alternatives)."""
-
-    name: str
-    jump_targets: tuple[str, ...]
-    body: OpPassManager | PipelineSchedule | ScheduledChoice
-
-    @property
-    def is_empty(self) -> bool:
-        """An anchor: no passes (or, for a subgraph, no members)."""
-        body = self.body
-        if isinstance(body, PipelineSchedule):
-            return not body.pipelines
-        if isinstance(body, ScheduledChoice):
-            return not body.selector.passes and all(
-                a.is_empty for a in body.alternatives
-            )
-        return not body.passes
-
-    def pass_managers(self, prefix: str) -> Iterator[tuple[str, OpPassManager]]:
-        """The pass managers this unit may run, qualified by `prefix`: a choice's
-        own pipeline (under its name), then its alternatives'."""
-        body = self.body
-        if isinstance(body, OpPassManager):
-            yield prefix + self.name, body
-        elif isinstance(body, PipelineSchedule):
-            yield from body.pass_managers(f"{prefix}{self.name}/")
-        else:
-            yield prefix + self.name, body.selector
-            for alternative in body.alternatives:
-                yield from alternative.pass_managers(prefix)
-
-    def clone(self) -> ScheduledPipeline:
-        return ScheduledPipeline(self.name, self.jump_targets, self.body.clone())
-
-
-@dataclass(eq=False)
-class PipelineSchedule:
-    """The pipelines of a graph in run order (what `create_schedule` returns).
-
-    `pipelines` is the linear order; `dependencies` the declared ordering edges
-    (deduplicated); `max_jumps_per_edge` the run-time cap on each jump edge.
+    A subgraph's schedule inside it is a `PipelineSchedule` too. The data and
+    its printing (`order`, `index`, `pretty`, ...) are `ScheduledGraph`'s.
     """
-
-    name: str
-    anchor: str
-    pipelines: tuple[ScheduledPipeline, ...]
-    dependencies: tuple[Dependency, ...]
-    max_jumps_per_edge: int
-    max_pipeline_runs: int | None = None
-    """The run-wide bound on pipeline runs, or None for `pipeline_run_limit`'s
-    default, derived from the pipelines, their loops and the per-edge cap."""
-    _index: dict[str, int] = field(init=False, repr=False)
-    kind: ClassVar[Literal["subgraph"]] = "subgraph"
-
-    def __post_init__(self) -> None:
-        self._index = {}
-        for i, pipeline in enumerate(self.pipelines):
-            self._index[pipeline.name] = i
-            if isinstance(pipeline.body, ScheduledChoice):
-                self._index |= dict.fromkeys(pipeline.body.names, i)
-
-    @property
-    def order(self) -> tuple[str, ...]:
-        """The pipeline names in run order (subgraphs as one name)."""
-        return tuple(p.name for p in self.pipelines)
-
-    def index(self, name: str) -> int:
-        """The 0-based position of pipeline `name` in the run order (for an
-        alternative, its choice's)."""
-        return self._index[name]
-
-    @property
-    def pipeline_run_limit(self) -> int:
-        """How many pipelines one run may run in all, subgraph members included:
-        `max_pipeline_runs`, or by default the most a run can take without any
-        jump edge going over `max_jumps_per_edge` when loops nest: each pipeline
-        counts (cap + 1) times for each backward jump whose loop holds it.
-
-        It is a backstop behind the per-edge cap, so a loop shape that cap does
-        not stop still ends, with `JumpLimitError`.
-        """
-        if self.max_pipeline_runs is not None:
-            return self.max_pipeline_runs
-        return _run_bound(self, self.max_jumps_per_edge + 1)
-
-    def pass_managers(self, prefix: str = "") -> Iterator[tuple[str, OpPassManager]]:
-        """Each pipeline's pass manager with its qualified name (`sub/member`), in
-        run order, subgraphs flattened."""
-        for pipeline in self.pipelines:
-            yield from pipeline.pass_managers(prefix)
-
-    def clone(self) -> PipelineSchedule:
-        """A copy with every pass cloned, so two runs never share pass state."""
-        return PipelineSchedule(
-            self.name,
-            self.anchor,
-            tuple(p.clone() for p in self.pipelines),
-            self.dependencies,
-            self.max_jumps_per_edge,
-            self.max_pipeline_runs,
-        )
-
-    def loops(self) -> Iterator[tuple[int, int]]:
-        """(first, last) positions of the loop each backward jump closes: from its
-        target to its source (an alternative's jumps leave from its choice)."""
-        for pipeline in self.pipelines:
-            units = [pipeline]
-            if isinstance(pipeline.body, ScheduledChoice):
-                units.extend(pipeline.body.alternatives)
-            for unit in units:
-                last = self.index(unit.name)
-                for target in unit.jump_targets:
-                    if self.index(target) <= last:
-                        yield self.index(target), last
 
     # --- running --------------------------------------------------------------
 
@@ -292,23 +127,7 @@ class PipelineSchedule:
             options=options,
         )
 
-    # --- printing -------------------------------------------------------------
-
-    def __str__(self) -> str:
-        return self.pretty()
-
-    def pretty(self, indent: int = 0, title: str | None = None) -> str:
-        """The numbered run order in braces, one pipeline per line, with jump targets.
-
-        The first line starts with `title` (default: the schedule's name);
-        subgraph members are numbered `5.1.`, `5.2.` in their subgraph's braces.
-        """
-        pad = " " * indent
-        header = (
-            f"{pad}{title or self.name}: pipeline schedule, at most "
-            f"{self.max_jumps_per_edge} jumps per edge"
-        )
-        return "\n".join(_block(header, self.pipelines, pad, ""))
+    # --- exporting ------------------------------------------------------------
 
     def to_dot(self) -> str:
         """The graph in Graphviz DOT: dependencies solid, jumps dashed, subgraphs
@@ -319,55 +138,6 @@ class PipelineSchedule:
         """The graph as indented JSON (run order, pass pipelines, dependency and
         jump edges, nested subgraphs). Deterministic, for diffing."""
         return export.to_json(self)
-
-
-def _run_bound(schedule: PipelineSchedule, factor: int) -> int:
-    """The most stage runs of one entry into `schedule` (see `pipeline_run_limit`)."""
-    loops = list(schedule.loops())
-    total = 0
-    for position, pipeline in enumerate(schedule.pipelines):
-        around = sum(1 for first, last in loops if first <= position <= last)
-        total += _unit_runs(pipeline, factor) * factor**around
-    return total
-
-
-def _unit_runs(pipeline: ScheduledPipeline, factor: int) -> int:
-    body = pipeline.body
-    if isinstance(body, OpPassManager):
-        return 1
-    if isinstance(body, PipelineSchedule):
-        return _run_bound(body, factor)
-    return 1 + sum(_unit_runs(a, factor) for a in body.alternatives)
-
-
-def _block(
-    header: str, pipelines: tuple[ScheduledPipeline, ...], pad: str, prefix: str
-) -> list[str]:
-    """`header {`, one numbered line (or block) per pipeline, `}`."""
-    if not pipelines:
-        return [header + " {}"]
-    lines = [header + " {"]
-    for number, pipeline in enumerate(pipelines, start=1):
-        position = f"{prefix}{number}."
-        body = pipeline.body
-        jumps = (
-            f" [jumps: {', '.join(pipeline.jump_targets)}]"
-            if pipeline.jump_targets
-            else ""
-        )
-        line = f"{pad}  {position} {pipeline.name}: "
-        if isinstance(body, PipelineSchedule):
-            lines.extend(
-                _block(line + "subgraph" + jumps, body.pipelines, pad + "  ", position)
-            )
-        elif isinstance(body, ScheduledChoice):
-            lines.extend(
-                _block(line + body.describe(), body.alternatives, pad + "  ", position)
-            )
-        else:
-            lines.append(f"{line}{body}{jumps}")
-    lines.append(pad + "}")
-    return lines
 
 
 def _max_jumps_option(default: int) -> Option[int]:
