@@ -70,7 +70,7 @@ if TYPE_CHECKING:
     from passflow.pass_base import InterfacePass, OperationPass, Pass
     from passflow.pass_manager import PassManager
     from passflow.pipeline_text import parse_pass_pipeline, parse_pass_pipeline_into
-    from passflow.registry import register_pass, register_pipeline
+    from passflow.registry import register_lazy, register_pass, register_pipeline
     from passflow.remarks import (
         RemarkCategories,
         RemarkEngine,
@@ -140,7 +140,7 @@ _MODULES = {
     "passflow.pass_base": ("InterfacePass", "OperationPass", "Pass"),
     "passflow.pass_manager": ("PassManager",),
     "passflow.pipeline_text": ("parse_pass_pipeline", "parse_pass_pipeline_into"),
-    "passflow.registry": ("register_pass", "register_pipeline"),
+    "passflow.registry": ("register_lazy", "register_pass", "register_pipeline"),
     "passflow.remarks": (
         "RemarkCategories",
         "RemarkEngine",
@@ -229,6 +229,7 @@ __all__ = [
     "ir",
     "parse_pass_pipeline",
     "parse_pass_pipeline_into",
+    "register_lazy",
     "register_pass",
     "register_pipeline",
     "remark_session",

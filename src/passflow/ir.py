@@ -129,6 +129,7 @@ __all__ = [
     "external_resources",
     "file_metadata",
     "fingerprint",
+    "forget_parse_positions",
     "has_interface",
     "is_implicit_module",
     "is_isolated_from_above",
@@ -453,6 +454,16 @@ def set_parse_position(op: Operation, file: ParsedFile, offset: int) -> None:
         table = _PositionTable()
         table[op] = offset
         _register(file, table, True)
+
+
+def forget_parse_positions(ops: Iterable[Operation]) -> None:
+    """Drop `ops` from the parse positions (`parse_position`), so `location`
+    no longer falls back to where they were parsed: for a pass that strips
+    locations (`strip-debuginfo`)."""
+    with _tables_lock:
+        for _, table, _ in _tables:
+            for op in ops:
+                table.pop(op, None)
 
 
 ResourceValue = str | bool | int

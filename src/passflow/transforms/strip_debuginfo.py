@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from xdsl.dialects.builtin import UnknownLoc
 from xdsl.ir import Operation
 
@@ -49,19 +47,4 @@ def strip_debuginfo(root: Operation) -> None:
             for block in region.blocks:
                 for arg in block.args:
                     arg.location = unknown
-    _forget_parse_positions(ops)
-
-
-def _forget_parse_positions(ops: Iterable[Operation]) -> None:
-    """Drop `ops` from the parse-position tables, so `ir.location` no longer
-    falls back to where they were parsed.
-
-    This belongs in `passflow.ir` (as a public `forget_parse_position`); until
-    it is there, it reaches into the tables `ir.parse_position` reads. Each
-    table is a WeakKeyDictionary, so removing a key another thread is not
-    reading is safe; the tuple of tables itself is only read.
-    """
-    tables = ir._tables  # pyright: ignore[reportPrivateUsage]
-    for _file, table, _open in tables:
-        for op in ops:
-            table.pop(op, None)
+    ir.forget_parse_positions(ops)
