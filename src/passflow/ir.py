@@ -973,10 +973,11 @@ def _raise_undefined_block(uses: Sequence[Span[str] | Span[bytes]]) -> None:
 _NO_CUSTOM_FORMAT = "Operation {} does not have a custom format."
 """xDSL's error for an op in custom form whose class has none."""
 
-_INTEGER_OUT_OF_RANGE = re.compile(r"Integer value -?\d+ is out of range for type ")
-"""xDSL's message for a literal its integer type cannot hold."""
+_INTEGER_OUT_OF_RANGE = r"Integer value -?\d+ is out of range for type "
+"""xDSL's message for a literal its integer type cannot hold (a pattern: `re`
+compiles it on the first error that needs it, not at start-up)."""
 
-_UNDEFINED_ALIAS = re.compile(r"undefined symbol alias '[#!](.*)'", re.DOTALL)
+_UNDEFINED_ALIAS = r"(?s)undefined symbol alias '[#!](.*)'"
 """xDSL's message for an attribute or type alias not defined (yet); MLIR's
 names the alias without its sigil: `undefined symbol alias id 'x'`."""
 
@@ -1073,9 +1074,9 @@ def _parse_error_position(err: ParseError, current: int, text: str) -> tuple[int
     message = _one_line(err.msg)
     if message.startswith("Unexpected character"):  # xDSL shows it, raw
         message = "unexpected character"
-    elif _INTEGER_OUT_OF_RANGE.match(message):
+    elif re.match(_INTEGER_OUT_OF_RANGE, message):
         message = "integer constant out of range for attribute"
-    elif undefined := _UNDEFINED_ALIAS.fullmatch(message):
+    elif undefined := re.fullmatch(_UNDEFINED_ALIAS, message):
         message = f"undefined symbol alias id '{undefined.group(1)}'"
     message = _MLIR_PARSE_MESSAGES.get(err.msg, message) or "parse error"
     offset = err.span.start
