@@ -15,7 +15,8 @@ after every change to the builder and again by `build()`.
 
 A strong constraint is broken when there is no X pass at all; it is always an error.
 A weak one holds trivially when no X pass is present, and its severity is the
-builder's `weak_severity`.
+builder's `weak_severity`. A broken constraint is a `Violation`; the errors that
+report violations, `OrderingError` and `ContradictionError`, are defined here too.
 """
 
 from __future__ import annotations
@@ -33,7 +34,9 @@ __all__ = [
     "AfterLast",
     "BeforeFirst",
     "Constraint",
+    "ContradictionError",
     "FollowedByCleanup",
+    "OrderingError",
     "PrecededByCleanup",
     "Requires",
     "Violation",
@@ -183,3 +186,29 @@ class Violation:
 
     def __str__(self) -> str:
         return f"{self.severity.value}: {self.message}"
+
+
+class OrderingError(BuilderError):
+    """The pipeline breaks ordering constraints at error severity.
+
+    `violations` lists every broken constraint, each naming the passes involved, who
+    placed them and where the constraint comes from.
+    """
+
+    def __init__(self, message: str, violations: tuple[Violation, ...]) -> None:
+        super().__init__(message)
+        self.violations = violations
+
+
+class ContradictionError(OrderingError):
+    """The passes' constraints form a cycle, so no order can satisfy them all.
+
+    `chain` holds one line per link of the cycle. Moving passes cannot help; the fix
+    is to remove one of the passes or drop one of the constraints.
+    """
+
+    def __init__(
+        self, message: str, violations: tuple[Violation, ...], chain: tuple[str, ...]
+    ) -> None:
+        super().__init__(message, violations)
+        self.chain = chain

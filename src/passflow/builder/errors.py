@@ -11,6 +11,9 @@ line that starts with "fix:". Extensions catch these errors to fall back, as the
         ├── ExtensionError         extensions failed to load or run (all of them listed)
         └── OrderingError          ordering constraints are broken
             └── ContradictionError no order of the passes satisfies their constraints
+
+`OrderingError` and `ContradictionError` carry the `Violation`s they report, so they
+live beside them in `constraints`, which raises `BuilderError` from here.
 """
 
 from __future__ import annotations
@@ -20,16 +23,13 @@ from typing import TYPE_CHECKING
 from passflow.diagnostics import PassflowError
 
 if TYPE_CHECKING:
-    from passflow.builder.constraints import Violation
     from passflow.registry import PluginFailure
 
 __all__ = [
     "AmbiguousAnchorError",
     "AnchorNotFoundError",
     "BuilderError",
-    "ContradictionError",
     "ExtensionError",
-    "OrderingError",
     "OrderingWarning",
     "UnknownKindWarning",
 ]
@@ -87,32 +87,6 @@ class ExtensionError(BuilderError):
         super().__init__(message)
         self.failures = failures
         self.ran = ran
-
-
-class OrderingError(BuilderError):
-    """The pipeline breaks ordering constraints at error severity.
-
-    `violations` lists every broken constraint, each naming the passes involved, who
-    placed them and where the constraint comes from.
-    """
-
-    def __init__(self, message: str, violations: tuple[Violation, ...]) -> None:
-        super().__init__(message)
-        self.violations = violations
-
-
-class ContradictionError(OrderingError):
-    """The passes' constraints form a cycle, so no order can satisfy them all.
-
-    `chain` holds one line per link of the cycle. Moving passes cannot help; the fix
-    is to remove one of the passes or drop one of the constraints.
-    """
-
-    def __init__(
-        self, message: str, violations: tuple[Violation, ...], chain: tuple[str, ...]
-    ) -> None:
-        super().__init__(message, violations)
-        self.chain = chain
 
 
 class OrderingWarning(UserWarning):

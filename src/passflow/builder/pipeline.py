@@ -27,7 +27,9 @@ from passflow.builder.checks import Check, Evaluation, Rule, evaluate, unknown_k
 from passflow.builder.constraints import (
     CONSTRAINT_TYPES,
     Constraint,
+    ContradictionError,
     FollowedByCleanup,
+    OrderingError,
     PrecededByCleanup,
     Violation,
 )
@@ -51,8 +53,6 @@ from passflow.builder.entries import (
 from passflow.builder.errors import (
     AnchorNotFoundError,
     BuilderError,
-    ContradictionError,
-    OrderingError,
     OrderingWarning,
     UnknownKindWarning,
 )
