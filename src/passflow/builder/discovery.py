@@ -15,13 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Any, Generic, TypeVar
 
 from passflow.builder.errors import BuilderError, ExtensionError
 from passflow.registry import PluginFailure, entry_point_origin, load_entry_points
-
-if TYPE_CHECKING:
-    from passflow.builder.pipeline import PipelineBuilder
 
 __all__ = [
     "EXTENSION_GROUP",
@@ -34,16 +31,24 @@ __all__ = [
 EXTENSION_GROUP = "passflow.builder_extensions"
 """The entry-point group that `PipelineBuilder.load_extensions` reads."""
 
+_Builder = TypeVar("_Builder")
+
 
 @dataclass(frozen=True)
-class Extension:
+class Extension(Generic[_Builder]):
     """An extension: its name (shown by `explain()`) and the function that registers
     its passes into a builder, as `register(builder)`. A discovered one also
     says where it comes from, for error messages: its `entry_point`
-    (`'tpp = tpp_passes.builder:register' in group '...'`) and `distribution`."""
+    (`'tpp = tpp_passes.builder:register' in group '...'`) and `distribution`.
+
+    The builder's type is a parameter: `Extension("tpp", register_tpp)` is an
+    `Extension[PipelineBuilder]`, what `load_extensions` takes, and a discovered
+    one, whose function no annotation vouches for, an `Extension[Any]`. This
+    module sits below `pipeline`, which runs extensions, so it names no builder.
+    """
 
     name: str
-    register: Callable[[PipelineBuilder], None]
+    register: Callable[[_Builder], None]
     entry_point: str | None = None
     distribution: str | None = None
 
@@ -52,12 +57,14 @@ class Extension:
         return PluginFailure(self.name, self.entry_point, self.distribution, error)
 
 
-def find_extensions(group: str) -> tuple[list[Extension], list[PluginFailure]]:
+def find_extensions(
+    group: str,
+) -> tuple[list[Extension[Any]], list[PluginFailure]]:
     """The extensions declared under `group`, and the ones that failed to load:
     a module that is missing or raises on import, or an entry point that is not
     a function. One broken package never hides the others."""
     loaded, failures = load_entry_points(group)
-    found: list[Extension] = []
+    found: list[Extension[Any]] = []
     for entry, register in loaded:
         if not callable(register):
             failures.append(
@@ -77,7 +84,7 @@ def find_extensions(group: str) -> tuple[list[Extension], list[PluginFailure]]:
     return found, failures
 
 
-def discover_extensions(group: str = EXTENSION_GROUP) -> tuple[Extension, ...]:
+def discover_extensions(group: str = EXTENSION_GROUP) -> tuple[Extension[Any], ...]:
     """Every extension declared under the entry-point group `group`, by name.
 
     Loading an entry point imports its module. A module that is missing or

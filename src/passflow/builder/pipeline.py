@@ -622,7 +622,7 @@ class PipelineBuilder:
         self._apply(what, change)
 
     def load_extensions(
-        self, *extra: Extension, group: str = EXTENSION_GROUP
+        self, *extra: Extension[PipelineBuilder], group: str = EXTENSION_GROUP
     ) -> tuple[str, ...]:
         """Run every extension declared in the entry-point group `group`, and `extra`.
 
