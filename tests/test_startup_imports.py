@@ -56,6 +56,8 @@ def loaded_by(*argv: str) -> tuple[int, str, set[str]]:
 NOT_FOR_A_SMALL_RUN = (
     "dask",
     "distributed",
+    "multiprocessing",
+    "concurrent.futures.process",
     "sqlite3",
     "importlib.metadata",
     "rich",
@@ -76,8 +78,9 @@ NOT_FOR_A_SMALL_RUN = (
     "passflow.transforms.inline",
 )
 """Modules (and their submodules) a one-function canonicalize+cse run of the
-default executor must not load: other executors and sliced runs (a file of
-one function cannot gain from them), Dask, the cache, the plugin scan
+default executor must not load: the forking machinery (the run stays within
+the serial budget), other executors and sliced runs (a file of one function
+cannot gain from them), Dask, the cache, the plugin scan
 (`importlib.metadata`), instruments and notes no flag or error asked for, the
 builder, graph and reduce layers, and passes the pipeline does not name."""
 

@@ -83,9 +83,10 @@ def default_executor_kind() -> str:
     `serial_budget` seconds and forks only if the rest would take twice that,
     smaller inputs cost what a serial run costs. Threads never beat serial under
     the GIL."""
-    import multiprocessing  # 5-10 ms: only for a run, not to declare the flags
+    # The process executor's module: loaded for a run, not to declare the flags.
+    from passflow.executors.forking import can_fork
 
-    return "process" if "fork" in multiprocessing.get_all_start_methods() else "serial"
+    return "process" if can_fork() else "serial"
 
 
 def make_executor(

@@ -38,15 +38,12 @@ from __future__ import annotations
 
 import functools
 import gc
-import multiprocessing
 import os
 import signal
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from multiprocessing.connection import Connection, wait
-from multiprocessing.process import BaseProcess
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from passflow.analysis import AnalysisManager
 from passflow.diagnostics import Diagnostic, PassflowError
@@ -70,7 +67,11 @@ from passflow.executors.transfer import (
     shared_candidates,
 )
 
-__all__ = ["DEFAULT_SERIAL_BUDGET", "ProcessExecutor"]
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
+    from multiprocessing.process import BaseProcess
+
+__all__ = ["DEFAULT_SERIAL_BUDGET", "ProcessExecutor", "can_fork"]
 
 DEFAULT_SERIAL_BUDGET = 0.05
 """Seconds of children an adaptor runs in the parent before it forks workers.
@@ -88,6 +89,13 @@ _PREFETCH = 2  # children queued per worker, so it never idles waiting for the n
 _EXIT_GRACE = 5.0  # seconds a worker whose pipe closed gets to finish exiting
 
 _in_worker = False  # set in forked workers: nested adaptors run serially there
+
+
+def can_fork() -> bool:
+    """Whether this platform can fork workers (multiprocessing's 'fork' start
+    method, which POSIX systems have), asked without importing multiprocessing:
+    a run that stays within the serial budget never loads it."""
+    return hasattr(os, "fork")
 
 
 class ProcessExecutor(ChildExecutor):
@@ -118,7 +126,7 @@ class ProcessExecutor(ChildExecutor):
         timeout: float | None = None,
         parent_runs_children: bool = True,
     ) -> None:
-        if "fork" not in multiprocessing.get_all_start_methods():
+        if not can_fork():
             raise PassflowError(
                 "the process executor needs the 'fork' start method, which this "
                 "platform lacks; use the thread executor or wrap a "
@@ -160,7 +168,6 @@ class _ForkedRun:
     def __init__(self, executor: ProcessExecutor, work: ChildWork) -> None:
         self.executor = executor
         self.work = work
-        self.mp = multiprocessing.get_context("fork")
         self.outcomes = ChildOutcomes(work)
         self.pending: deque[int] = deque()
         self.remaining = 0
@@ -197,6 +204,12 @@ class _ForkedRun:
     def _fork_for(self, first: int) -> None:
         """Fork workers and run children `first`... on them and, between
         splicing their results, here."""
+        # The forking machinery (multiprocessing, its pipes) loads at the first
+        # fork: a run within the serial budget never needs it.
+        import multiprocessing
+        from multiprocessing.connection import wait
+
+        self.mp = multiprocessing.get_context("fork")
         start = time.perf_counter()
         waited = 0.0
         here = 0.0
@@ -225,7 +238,7 @@ class _ForkedRun:
                     if not run_one:
                         waited += time.perf_counter() - before
                     for conn in ready:
-                        worker = self.workers.get(cast(Connection, conn))
+                        worker = self.workers.get(cast("Connection", conn))
                         if worker is not None:
                             self._read(worker)
                     if ready:

@@ -14,8 +14,11 @@ import os
 import signal
 import sys
 from collections.abc import Iterable
-from multiprocessing.connection import Connection
-from multiprocessing.process import BaseProcess
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
+    from multiprocessing.process import BaseProcess
 
 __all__ = ["become_worker", "die_with_parent", "stop_workers"]
 
