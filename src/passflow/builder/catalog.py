@@ -46,6 +46,7 @@ _BY_KIND: dict[tuple[PassKind, ...], tuple[str, ...]] = {
         "linalg-generalize-named-ops",
         "shape-inference",
         "symbol-privatize",
+        "topological-sort",
     ),
     (PassKind.EARLY_OPTIMIZATION,): (
         "constant-fold-interp",
@@ -167,6 +168,8 @@ _BY_KIND: dict[tuple[PassKind, ...], tuple[str, ...]] = {
         "symbol-dce",
     ),
     UNKNOWN: (
+        "composite-fixed-point-pass",
+        "strip-debuginfo",
         "apply-eqsat-pdl",
         "apply-eqsat-pdl-interp",
         "apply-individual-rewrite",
