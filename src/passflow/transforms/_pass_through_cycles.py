@@ -9,33 +9,32 @@ learnt to refuse "branches which participate in a cycle". passflow applies
 MLIR's check before xDSL's pattern runs. Where MLIR collapses the other
 successors of a `cf.cond_br` or `cf.switch` and keeps the one in the cycle, the
 guarded pattern leaves the whole op alone: less simplified, never looping.
+
+Those patterns exist only once a `cf` op asked for its canonicalization
+patterns, so the `cf` dialect and its patterns (with the `arith` dialect they
+import: about 30 ms) load then, not with canonicalize: a file without `cf`
+never loads them.
 """
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
-from xdsl.dialects import cf
 from xdsl.ir import Block, Operation
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
-from xdsl.transforms.canonicalization_patterns.cf import (
-    SimplifyPassThroughBr,
-    SimplifyPassThroughCondBranch,
-    SimplifyPassThroughSwitch,
-)
 
 __all__ = ["collapses_into_cycle", "guard_pass_through"]
 
-_PASS_THROUGH = (
-    SimplifyPassThroughBr,
-    SimplifyPassThroughCondBranch,
-    SimplifyPassThroughSwitch,
-)
+_CF_PATTERNS = "xdsl.transforms.canonicalization_patterns.cf"
+"""The module of xDSL's pass-through collapsing patterns."""
 
 
 def collapses_into_cycle(successor: Block) -> bool:
     """Whether `successor` is a lone `cf.br` whose chain of unconditional
     branches comes back to a block already on it (MLIR's `collapseBranch` check)."""
+    from xdsl.dialects import cf  # loaded: a cf pattern is running (see above)
+
     branch = successor.first_op
     if not isinstance(branch, cf.BranchOp) or branch is not successor.last_op:
         return False
@@ -62,7 +61,14 @@ class _CycleSafe(RewritePattern):
 
 def guard_pass_through(pattern: RewritePattern) -> RewritePattern:
     """`pattern`, made to leave branches into pass-through cycles alone if it
-    is one of xDSL's pass-through collapsing patterns."""
-    if isinstance(pattern, _PASS_THROUGH):
-        return _CycleSafe(pattern)
-    return pattern
+    is one of xDSL's pass-through collapsing patterns (which it cannot be while
+    their module is not loaded)."""
+    patterns = sys.modules.get(_CF_PATTERNS)
+    if patterns is None:
+        return pattern
+    passes_through: tuple[type[RewritePattern], ...] = (
+        patterns.SimplifyPassThroughBr,
+        patterns.SimplifyPassThroughCondBranch,
+        patterns.SimplifyPassThroughSwitch,
+    )
+    return _CycleSafe(pattern) if isinstance(pattern, passes_through) else pattern
