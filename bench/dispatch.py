@@ -13,6 +13,11 @@ times, alternating, each run in its own subprocess importing its tree's `src/`,
 so that both see the same slow and fast spells of a shared machine:
 
     .venv/bin/python bench/dispatch.py --against /tmp/passflow-d4d11a7 --rounds 10
+
+Add `--instructions` to count, under valgrind's callgrind, the machine
+instructions per dispatch of each tree instead (the count of `--repeat`
+more runs, over the dispatches they made): slow, but a figure the load of a
+shared machine does not move.
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ import argparse
 import gc
 import json
 import os
+import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -101,27 +108,74 @@ def measure_manager(functions: int, passes: int, repeat: int) -> float:
     return managed / (functions * passes) * 1e6
 
 
-def run_in_tree(tree: Path, args: argparse.Namespace) -> float:
-    """One `measure_manager` run in a subprocess importing passflow from `tree`."""
-    env = dict(os.environ, PYTHONPATH=str(tree / "src"))
-    command = [
+def _child_command(args: argparse.Namespace, repeat: int) -> list[str]:
+    return [
         sys.executable,
         str(Path(__file__).resolve()),
         "--child",
         f"--functions={args.functions}",
         f"--passes={args.passes}",
-        f"--repeat={args.repeat}",
+        f"--repeat={repeat}",
     ]
+
+
+def _run_child(tree: Path, command: list[str]) -> subprocess.CompletedProcess[str]:
+    """`command` run with passflow imported from `tree` (a fixed hash seed, so
+    that instruction counts repeat)."""
+    env = dict(os.environ, PYTHONPATH=str(tree / "src"), PYTHONHASHSEED="0")
     done = subprocess.run(
         command, env=env, cwd=tree, capture_output=True, text=True, check=False
     )
     if done.returncode != 0:
         raise SystemExit(f"{tree}: the measurement failed:\n{done.stderr}")
+    return done
+
+
+def run_in_tree(tree: Path, args: argparse.Namespace) -> float:
+    """One `measure_manager` run in a subprocess importing passflow from `tree`."""
+    done = _run_child(tree, _child_command(args, args.repeat))
     result = json.loads(done.stdout)
     imported = Path(result["passflow"]).resolve()
     if not imported.is_relative_to(tree.resolve()):
         raise SystemExit(f"{tree}: the subprocess imported passflow from {imported}")
     return float(result["us_per_dispatch"])
+
+
+def instructions_per_dispatch(tree: Path, args: argparse.Namespace) -> float:
+    """Instructions (callgrind) of `args.repeat` more runs of `PassManager.run`
+    in `tree`, per dispatch: the count with `1 + repeat` runs less the count
+    with 1, so that start-up, parsing and the warm-up cancel out."""
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        raise SystemExit("--instructions needs valgrind")
+    # Unmeasured first: a module compiled in only one of the two counted runs
+    # (a file edited since its last import) would not cancel out.
+    _run_child(tree, _child_command(args, 1))
+    counts: list[int] = []
+    for repeat in (1, 1 + args.repeat):
+        command = [
+            valgrind,
+            "--tool=callgrind",
+            "--callgrind-out-file=/dev/null",
+            *_child_command(args, repeat),
+        ]
+        found = re.search(r"Collected : (\d+)", _run_child(tree, command).stderr)
+        if found is None:
+            raise SystemExit(f"{tree}: callgrind reported no instruction count")
+        counts.append(int(found.group(1)))
+    return (counts[1] - counts[0]) / (args.repeat * args.functions * args.passes)
+
+
+def compare_instructions(args: argparse.Namespace) -> None:
+    trees = [HERE, *(Path(t).resolve() for t in args.against)]
+    print(
+        f"functions={args.functions} passes={args.passes}: instructions per "
+        f"dispatch (callgrind, {args.repeat} runs)"
+    )
+    counts = {tree: instructions_per_dispatch(tree, args) for tree in trees}
+    for tree, count in counts.items():
+        label = f"{tree} ({_commit(tree)})"
+        print(f"{label:<45} {count:8.0f}  ({count / counts[HERE]:.3f}x this tree)")
 
 
 def compare(args: argparse.Namespace) -> None:
@@ -180,6 +234,11 @@ def main() -> None:
         help="another passflow tree to measure, alternating with this one",
     )
     parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="with --against: count instructions per dispatch (valgrind)",
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
 
@@ -190,7 +249,10 @@ def main() -> None:
         print(json.dumps({"us_per_dispatch": per, "passflow": passflow.__file__}))
         return
     if args.against:
-        compare(args)
+        if args.instructions:
+            compare_instructions(args)
+        else:
+            compare(args)
         return
 
     module = ir.parse_module(make_module_text(args.functions))
