@@ -137,7 +137,8 @@ def test_a_reduction_leaves_no_test_command_and_no_file(
         *_command(script.format(marker=marker)),
         "--skip-pipeline",
         "--timeout=0.5",
-        "-j2",
+        "-j",
+        "2",
     )
     assert reduced.returncode == 0, reduced.stderr
     assert "arith.remui" in (tmp_path / "out.mlir").read_text()
