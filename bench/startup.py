@@ -148,7 +148,7 @@ def row(name: str, ours: list[Run], theirs: list[Run] | None, target: str) -> No
 
 
 def corpus(rounds: int) -> None:
-    files = sorted(CORPUS.glob("*.mlir"))
+    files = sorted(CORPUS.rglob("*.mlir"))
     if not files:
         print(f"corpus: no .mlir files under {CORPUS}")
         return
