@@ -55,6 +55,24 @@ _KIND_OF_GROUP = {
     if name != "PUNCTUATION"
 }
 
+
+def common_token(text: str, position: int) -> tuple[MLIRTokenKind, int, int] | None:
+    """The common token after the whitespace and comments at `position` in
+    `text`, as (kind, start, end), exactly as xDSL's lexer would read it; None
+    where the token is not a common one (a string, a float, anything odd) or
+    the text ends: then xDSL's lexer decides."""
+    found = _COMMON_TOKEN.match(text, position)
+    if found is None:
+        return None
+    group = found.lastgroup
+    assert group is not None
+    start, end = found.span(group)
+    kind = _KIND_OF_GROUP.get(group)
+    if kind is None:
+        kind = KIND_BY_PUNCTUATION_SPELLING[text[start:end]]
+    return kind, start, end
+
+
 MAX_DECIMAL_DIGITS = sys.get_int_max_str_digits() or sys.maxsize
 """Python refuses longer decimal strings (a guard against quadratic conversion)."""
 
@@ -75,17 +93,12 @@ class Lexer(MLIRLexer):
 
     def lex(self) -> MLIRToken:
         """The next token, as xDSL's lexer reads it."""
-        found = _COMMON_TOKEN.match(self.input.content, self.pos)
+        found = common_token(self.input.content, self.pos)
         if found is None:
             token = super().lex()
         else:
-            group = found.lastgroup
-            assert group is not None
-            start, end = found.span(group)
+            kind, start, end = found
             self.pos = end
-            kind = _KIND_OF_GROUP.get(group)
-            if kind is None:
-                kind = KIND_BY_PUNCTUATION_SPELLING[self.input.content[start:end]]
             token = Token(kind, Span(start, end, self.input))
         if (
             token.kind is MLIRTokenKind.INTEGER_LIT

@@ -211,6 +211,7 @@ class ResultCache:
                 raise PermissionError(f"'{directory}' is not writable")
             self._db = sqlite3.connect(path, timeout=60, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")  # WAL: durable at checkpoints
             self._db.executescript(_SCHEMA)
         except (OSError, sqlite3.Error) as err:
             raise CacheUnavailableError(

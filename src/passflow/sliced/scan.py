@@ -42,9 +42,9 @@ from dataclasses import dataclass, field
 
 from xdsl.utils.exceptions import ParseError
 from xdsl.utils.lexer import Input
-from xdsl.utils.mlir_lexer import MLIRToken, MLIRTokenKind
+from xdsl.utils.mlir_lexer import MLIRTokenKind
 
-from passflow.lexer import Lexer
+from passflow.lexer import Lexer, common_token
 
 __all__ = ["Piece", "PieceText", "SourceSlices", "scan_slices", "scan_text"]
 
@@ -77,6 +77,9 @@ _NEEDS_MORE = frozenset(
 them continues it."""
 
 _STRINGS = (MLIRTokenKind.STRING_LIT, MLIRTokenKind.BYTES_LIT)
+
+_Token = tuple[MLIRTokenKind, int, int]
+"""A token as (kind, start, end)."""
 _ALIAS_NAMES = (MLIRTokenKind.HASH_IDENT, MLIRTokenKind.EXCLAMATION_IDENT)
 
 
@@ -217,12 +220,17 @@ class _Scanner:
         self.text = text
         self.lexer = Lexer(Input(text, "<scan>"))
 
-    def token(self, position: int) -> MLIRToken:
+    def token(self, position: int) -> _Token:
+        """The token after `position` (the lexer's), as (kind, start, end)."""
+        found = common_token(self.text, position)
+        if found is not None:
+            return found
         self.lexer.pos = position
         try:
-            return self.lexer.lex()
+            token = self.lexer.lex()
         except ParseError as err:
             raise _GiveUp(str(err)) from None
+        return token.kind, token.span.start, token.span.end
 
     def region(self, start: int, end: int) -> list[_Item]:
         """The items of `text[start:end]` (a module's body, or the whole
@@ -236,19 +244,17 @@ class _Scanner:
         angles = 0
         position = start
         while True:
-            token = self.token(position)
-            at = token.span.start
-            if token.kind is MLIRTokenKind.EOF or at >= end:
+            kind, at, position = self.token(position)
+            if kind is MLIRTokenKind.EOF or at >= end:
                 break
-            kind = token.kind
-            position = token.span.end
+            spelling = text[at:position]
             if angles == 0 and self._starts_line(previous, previous_end, at):
-                starts = self._item_start(token)
+                starts = self._item_start(kind, spelling, position)
                 if starts is not None:
                     line = text.rfind("\n", 0, at) + 1
                     if current is not None:
                         current.end = max(line, current.start)
-                    current = _Item(at, starts, name=token.text, header=not starts)
+                    current = _Item(at, starts, name=spelling, header=not starts)
                     items.append(current)
             if current is None:
                 raise _GiveUp("text before the first op")
@@ -259,11 +265,11 @@ class _Scanner:
             if current.braces is not None:
                 current.after_braces = True
             if kind is MLIRTokenKind.AT_IDENT:
-                self._symbol(current, token.text, angles == 0)
+                self._symbol(current, spelling, angles == 0)
             elif kind in _ALIAS_NAMES and current.is_alias and angles == 0:
-                if self.token(position).kind is MLIRTokenKind.EQUAL:
-                    current.aliases.append(token.text)
-            elif kind is MLIRTokenKind.BARE_IDENT and "." in token.text:
+                if self.token(position)[0] is MLIRTokenKind.EQUAL:
+                    current.aliases.append(spelling)
+            elif kind is MLIRTokenKind.BARE_IDENT and "." in spelling:
                 current.header = not current.is_alias and previous not in _NEEDS_MORE
             elif kind is MLIRTokenKind.LESS:
                 angles += 1
@@ -271,12 +277,12 @@ class _Scanner:
                 angles -= 1
                 if angles < 0:
                     raise _GiveUp("an unbalanced '>'")
-            elif token.text in _OPEN:
+            elif spelling in _OPEN:
                 position = self._skip_brackets(current, at, end)
-                if token.text == "{" and angles == 0:
+                if spelling == "{" and angles == 0:
                     current.braces = (at, position)
                     current.after_braces = False
-            elif token.text in _CLOSE:
+            elif spelling in _CLOSE:
                 raise _GiveUp("an unbalanced bracket")
             previous = kind
             previous_end = position
@@ -297,19 +303,17 @@ class _Scanner:
             previous not in _NEEDS_MORE and self.text.find("\n", previous_end, at) >= 0
         )
 
-    def _item_start(self, token: MLIRToken) -> bool | None:
-        """Whether `token` starts an alias definition (True) or an op (False)
-        at the start of a line; None if it starts neither."""
-        kind = token.kind
+    def _item_start(self, kind: MLIRTokenKind, spelling: str, end: int) -> bool | None:
+        """Whether a token (ending at `end`) starts an alias definition (True)
+        or an op (False) at the start of a line; None if it starts neither."""
         if kind is MLIRTokenKind.BARE_IDENT:
-            name = token.text
-            return False if "." in name or name == "module" else None
+            return False if "." in spelling or spelling == "module" else None
         if kind in _STRINGS:
-            after = self.token(token.span.end)
-            return False if after.kind is MLIRTokenKind.L_PAREN else None
+            after = self.token(end)[0]
+            return False if after is MLIRTokenKind.L_PAREN else None
         if kind in _ALIAS_NAMES:
-            after = self.token(token.span.end)
-            return True if after.kind is MLIRTokenKind.EQUAL else None
+            after = self.token(end)[0]
+            return True if after is MLIRTokenKind.EQUAL else None
         return None
 
     @staticmethod
@@ -353,10 +357,10 @@ class _Scanner:
         return position
 
     def _string_end(self, at: int) -> int:
-        token = self.token(at)
-        if token.kind not in _STRINGS or token.span.start != at:
+        kind, start, end = self.token(at)
+        if kind not in _STRINGS or start != at:
             raise _GiveUp("a string the lexer does not read")
-        return token.span.end
+        return end
 
     def _inner_symbol(self, item: _Item, at: int) -> int:
         """Past the `@name` at `at`; a `@` the lexer does not read as one is
