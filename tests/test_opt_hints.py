@@ -371,11 +371,6 @@ def test_hints_stay_out_of_verify_diagnostics(
     assert not any(": note: " in line for line in lines)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs tools/pass_manager_options._pass_arguments to raise "
-    "command_line.unknown_choice(flag, name, <every pass name>) (owned elsewhere)",
-)
 def test_a_misspelt_pass_in_print_ir_after_gets_llvm_cls_did_you_mean(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -61,7 +61,11 @@ from passflow.instruments.ir_printer_config import (
     MODULE_SCOPE_THREADING_TOOL_ERROR,
     IRPrinterConfig,
 )
-from passflow.tools.command_line import CommandLineError, FlagParser, check_choice
+from passflow.tools.command_line import (
+    FlagParser,
+    check_choice,
+    unknown_choice,
+)
 
 if TYPE_CHECKING:
     from passflow.execution import ChildExecutor
@@ -202,9 +206,10 @@ def _pass_arguments(flag: str, values: Sequence[str]) -> tuple[str, ...]:
 
     for name in names:
         if registry.lookup_pass(name) is None:
-            raise CommandLineError(
-                f"for the --{flag} option: Cannot find option named '{name}'!"
-            )
+            from passflow.xdsl_passes import xdsl_pass_names  # only on an error
+
+            known = [info.argument for info in registry.registered_passes()]
+            raise unknown_choice(flag, name, [*known, *xdsl_pass_names()])
     return names
 
 
