@@ -38,6 +38,8 @@ from passflow.sliced.scan import PieceText
 
 __all__ = ["BatchResult", "BatchRunner", "PieceOutcome"]
 
+_NOT_THE_SHELLS_FORM = "the printed module does not have the shell's form"
+
 
 @dataclass
 class PieceOutcome:
@@ -284,12 +286,18 @@ class BatchRunner:
             else:
                 result.ops = kept
             return result
+        result.body = self._body()
+        if result.body is None:
+            result.fallback = _NOT_THE_SHELLS_FORM
+        return result
+
+    def _body(self) -> str | None:
+        """The module's ops as printed inside it, or None if the module does
+        not print in the shell's form."""
         printed = ir.print_op(self.module, generic=self.generic)
         if not printed.startswith(self.prefix) or not printed.endswith("\n}"):
-            result.fallback = "the printed module does not have the shell's form"
-            return result
-        result.body = printed[len(self.prefix) : -2]
-        return result
+            return None
+        return printed[len(self.prefix) : -2]
 
     def _clear(self, placed: list[Operation]) -> None:
         for op in list(self.module.body.block.ops):
@@ -337,15 +345,12 @@ class BatchRunner:
             if not failed:
                 for op in ops:
                     block.add_op(op)
-                text = ir.print_op(self.module, generic=self.generic)
+                body = self._body()
                 for op in ops:
                     op.detach()
-                if not text.startswith(self.prefix) or not text.endswith("\n}"):
-                    result.fallback = (
-                        "the printed module does not have the shell's form"
-                    )
+                if body is None:
+                    result.fallback = _NOT_THE_SHELLS_FORM
                     return result
-                body = text[len(self.prefix) : -2]
             result.parts.append(
                 PieceOutcome(
                     index,
