@@ -10,6 +10,7 @@ from concurrent.futures import ProcessPoolExecutor
 import pytest
 
 from passflow import ir
+from passflow.all_passes import register_all_passes
 
 
 @pytest.fixture
@@ -47,3 +48,9 @@ def dask_client() -> Iterator[object]:
     yield client
     client.close()
     cluster.close()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _all_passes() -> None:
+    """passflow's passes by name, as the tools register them."""
+    register_all_passes()

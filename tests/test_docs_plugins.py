@@ -7,9 +7,9 @@ venv."""
 from __future__ import annotations
 
 import os
+import tomllib
 from pathlib import Path
 
-import tomllib
 from docs_blocks import ROOT, Block, blocks, run_block, workspace
 
 PAGE = ROOT / "docs" / "guide.md"

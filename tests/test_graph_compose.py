@@ -334,6 +334,7 @@ def install_plugins(
 
     monkeypatch.setattr(registry, "entry_points", entry_points)
     monkeypatch.setattr(registry, "_plugins_loaded", False)
+    monkeypatch.setattr(registry, "_plugins", registry.loaded_plugins())
 
 
 def test_a_plugin_package_extends_a_graph_another_plugin_registered(

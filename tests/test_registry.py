@@ -149,6 +149,8 @@ def test_options_struct_round_trips() -> None:
 class FakeEntryPoint:
     name: str
     target: object
+    value: str = "demo_plugin:register"
+    group: str = "passflow.passes"
 
     def load(self) -> object:
         return self.target
@@ -174,6 +176,7 @@ def test_entry_point_plugins_register_on_first_lookup(
 
     monkeypatch.setattr(registry, "entry_points", fake_entry_points)
     monkeypatch.setattr(registry, "_plugins_loaded", False)
+    monkeypatch.setattr(registry, "_plugins", registry.loaded_plugins())
     assert registry.lookup_pass("from-plugin") is not None
     assert calls == ["passflow.passes"]
     registry.lookup_pass("cse")

@@ -9,7 +9,10 @@ Builder) and `passflow.graph` (the PipelineGraph); `passflow.remarks` adds the
 remark argument helpers (`add`, `reason`, `suggest`, `metric`).
 
 Importing passflow has no side effects: no pass is registered and no plugin is
-loaded. It imports nothing either: every name loads its module on first use
+loaded. `register_all_passes()` registers passflow's passes by name, as
+mlir-opt's `registerAllPasses()` (passflow-opt calls it; a program that does
+not finds them through passflow's `passflow.passes` entry points on its first
+unknown name). It imports nothing either: every name loads its module on first use
 (`from passflow import PassManager` loads the pass manager and what it needs,
 not the executors, the builder or the graph), so a program, and passflow-opt,
 pays at start-up only for the layers it uses.
@@ -22,6 +25,7 @@ from passflow.lazy import lazy_exports as _lazy_exports
 if TYPE_CHECKING:
     from passflow import ir
     from passflow.actions import DebugCounter, ExecutionContext
+    from passflow.all_passes import register_all_passes
     from passflow.analyses import DominanceInfo, Liveness
     from passflow.analysis import AnalysisManager, PreservedAnalyses
     from passflow.builder import PassKind, PipelineBuilder
@@ -70,7 +74,12 @@ if TYPE_CHECKING:
     from passflow.pass_base import InterfacePass, OperationPass, Pass
     from passflow.pass_manager import PassManager
     from passflow.pipeline_text import parse_pass_pipeline, parse_pass_pipeline_into
-    from passflow.registry import register_lazy, register_pass, register_pipeline
+    from passflow.registry import (
+        load_plugin,
+        register_lazy,
+        register_pass,
+        register_pipeline,
+    )
     from passflow.remarks import (
         RemarkCategories,
         RemarkEngine,
@@ -92,6 +101,7 @@ __version__ = "0.1.0"
 
 _MODULES = {
     "passflow.actions": ("DebugCounter", "ExecutionContext"),
+    "passflow.all_passes": ("register_all_passes",),
     "passflow.analyses": ("DominanceInfo", "Liveness"),
     "passflow.analysis": ("AnalysisManager", "PreservedAnalyses"),
     "passflow.builder": ("PassKind", "PipelineBuilder"),
@@ -140,7 +150,12 @@ _MODULES = {
     "passflow.pass_base": ("InterfacePass", "OperationPass", "Pass"),
     "passflow.pass_manager": ("PassManager",),
     "passflow.pipeline_text": ("parse_pass_pipeline", "parse_pass_pipeline_into"),
-    "passflow.registry": ("register_lazy", "register_pass", "register_pipeline"),
+    "passflow.registry": (
+        "load_plugin",
+        "register_lazy",
+        "register_pass",
+        "register_pipeline",
+    ),
     "passflow.remarks": (
         "RemarkCategories",
         "RemarkEngine",
@@ -227,8 +242,10 @@ __all__ = [
     "add_pass_manager_flags",
     "add_remark_flags",
     "ir",
+    "load_plugin",
     "parse_pass_pipeline",
     "parse_pass_pipeline_into",
+    "register_all_passes",
     "register_lazy",
     "register_pass",
     "register_pipeline",

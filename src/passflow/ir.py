@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import bisect
 import functools
-import importlib
 import io
 import math
 import re
@@ -114,9 +113,9 @@ from passflow.lexer import Lexer
 
 __all__ = [
     "MAX_SPLAT_ELEMENTS",
-    "PASSFLOW_DIALECTS",
     "AllowsUnknownOperations",
     "Context",
+    "Dialect",
     "ModuleOp",
     "OpTrait",
     "Operation",
@@ -144,6 +143,8 @@ __all__ = [
     "print_op",
     "print_op_in_scope",
     "print_op_without_regions",
+    "register_dialect",
+    "registered_dialect_names",
     "set_location",
     "set_parse_position",
     "symbol_name",
@@ -151,36 +152,44 @@ __all__ = [
 ]
 
 
-PASSFLOW_DIALECTS: dict[str, str] = {"test": "passflow.testing.test_dialect"}
-"""passflow's own dialects by name, each the `DIALECT` of the module named.
+_dialects: dict[str, Callable[[], Dialect]] = {}
+"""Dialects registered by passflow's users (`register_dialect`), by name."""
 
-They take the place of xDSL's dialect of the same name (MLIR's `test` dialect,
-which mlir-opt's lit tests use, is not xDSL's) and load on first use, like xDSL's.
-"""
+
+def register_dialect(name: str, dialect: Dialect | Callable[[], Dialect]) -> None:
+    """Make the dialect `name` known to every context made from now on
+    (`default_context`), in place of xDSL's dialect of that name if it has one.
+
+    `dialect` may be a function that returns it, called when an input first uses
+    the dialect, as xDSL loads its own. passflow's `test` dialect (MLIR's, which
+    mlir-opt's lit tests use) is registered this way, and so are dialect plugins.
+    """
+    if isinstance(dialect, Dialect):
+        loaded = dialect
+        if loaded.name != name:
+            raise PassflowError(
+                f"cannot register dialect '{loaded.name}' under the name '{name}'"
+            )
+        _dialects[name] = lambda: loaded
+    else:
+        _dialects[name] = dialect
+
+
+def registered_dialect_names() -> list[str]:
+    """The name of every dialect a new context knows (xDSL's and registered ones),
+    sorted: what `passflow-opt --show-dialects` lists."""
+    return sorted({*get_all_dialects(), *_dialects})
 
 
 def default_context(*, allow_unregistered: bool = False) -> Context:
-    """A context that knows every xDSL dialect and passflow's own (`PASSFLOW_DIALECTS`);
-    each one loads on first use."""
+    """A context that knows every xDSL dialect and those registered with
+    `register_dialect`; each one loads on first use."""
     ctx = _Context(allow_unregistered=allow_unregistered)
     factories = dict(get_all_dialects())
-    for name, module in PASSFLOW_DIALECTS.items():
-        factories[name] = _dialect_in(module)
+    factories.update(_dialects)
     for name, factory in factories.items():
         ctx.register_dialect(name, factory)
     return ctx
-
-
-def _dialect_in(module: str) -> Callable[[], Dialect]:
-    """A factory importing `module` when the dialect is first used."""
-
-    def load() -> Dialect:
-        dialect = importlib.import_module(module).DIALECT
-        if not isinstance(dialect, Dialect):
-            raise TypeError(f"{module}.DIALECT is not an xDSL Dialect")
-        return dialect
-
-    return load
 
 
 class AllowsUnknownOperations(DialectInterface):

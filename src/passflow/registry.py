@@ -1,9 +1,18 @@
 """Registration of passes and pipelines by their textual name.
 
 Textual pipelines, `passflow-opt` flags, reproducers and generated docs all find
-passes here. Pipelines are looked up before passes, as in MLIR. Passes of other
-packages arrive through the `passflow.passes` entry-point group: each entry point
-names a callable (or module) that registers its passes when first needed.
+passes here. Pipelines are looked up before passes, as in MLIR.
+
+The registry names none of the passes it holds: they come in through one
+mechanism, plugins (`load_plugin`). A plugin is a `"module:function"` that
+registers passes, pipelines or dialects when called, a module (its `register()`,
+if it has one, is called after import), or a `.py` file. passflow's own passes
+are two such plugins, which the tool loads as mlir-opt calls
+`registerAllPasses()` (`passflow.register_all_passes`); installed packages
+declare theirs as entry points of the `passflow.passes` group (passflow declares
+its own there too), which are loaded when a name is not known or every pass is
+listed. Each registration remembers the plugin it came from (`PassInfo.source`),
+so listings group passes by where they come from.
 
 A name may be registered lazily (`register_lazy`): only the module and the name of
 what it registers are recorded, and the module (with the xDSL dialects and
@@ -14,12 +23,18 @@ pays in start-up time and memory only for the passes it uses.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import importlib.util
 import inspect
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+import sys
+from collections.abc import Callable, Generator, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
 
+from passflow import ir
 from passflow.diagnostics import OptionError, RegistrationError
 from passflow.manager import OpPassManager
 from passflow.options import PipelineOptions
@@ -36,7 +51,9 @@ __all__ = [
     "PluginFailure",
     "entry_point_origin",
     "load_entry_points",
+    "load_plugin",
     "load_plugins",
+    "loaded_plugins",
     "lookup",
     "lookup_pass",
     "lookup_pipeline",
@@ -62,6 +79,8 @@ class PassInfo:
     factory: Callable[[], Pass]
     pass_class: type[Pass]
     origin: str
+    source: str = ""
+    """The title of the plugin that registered it ("" for the program itself)."""
 
     @property
     def summary(self) -> str:
@@ -85,6 +104,8 @@ class PipelineInfo:
     builder: Callable[..., None]
     options: type[PipelineOptions] | None
     origin: str
+    source: str = ""
+    """The title of the plugin that registered it ("" for the program itself)."""
 
     def add_to(self, pm: OpPassManager, options: str = "") -> None:
         """Run the builder on `pm`, with `options` parsed into the options struct."""
@@ -103,6 +124,7 @@ class _Lazy:
     argument: str
     module: str
     name: str
+    source: str
 
     @property
     def origin(self) -> str:
@@ -115,7 +137,10 @@ _xdsl_adapters: dict[str, PassInfo] = {}
 listed as registered does not depend on what was looked up before."""
 _pipelines: dict[str, PipelineInfo] = {}
 _lazy: dict[str, _Lazy] = {}
-_builtins_loaded = False
+_plugins: dict[str, str] = {}
+"""Each plugin loaded, by its spec (a file as its absolute path), with its title."""
+_source = ""
+"""The title of the plugin registering now (`_registering`)."""
 _plugins_loaded = False
 _plugins_loading = False
 
@@ -162,7 +187,7 @@ def register_pass(target: Any, *, argument: str | None = None) -> Any:
     name = argument or pass_class.argument
     origin = _origin(target)
     _claim(name, origin)
-    _passes[name] = PassInfo(name, factory, pass_class, origin)
+    _passes[name] = PassInfo(name, factory, pass_class, origin, _source_of(name))
     _lazy.pop(name, None)
     return target
 
@@ -176,7 +201,9 @@ def register_pipeline(
     """Register `builder(pm)` (or `builder(pm, options)`) as pipeline `argument`."""
     origin = _origin(builder)
     _claim(argument, origin)
-    _pipelines[argument] = PipelineInfo(argument, summary, builder, options, origin)
+    _pipelines[argument] = PipelineInfo(
+        argument, summary, builder, options, origin, _source_of(argument)
+    )
     _lazy.pop(argument, None)
 
 
@@ -194,10 +221,16 @@ def register_lazy(argument: str, target: str) -> None:
         raise RegistrationError(
             f"cannot register '{argument}' lazily: '{target}' is not 'module:Name'"
         )
-    lazy = _Lazy(argument, module, name)
+    lazy = _Lazy(argument, module, name, _source)
     registered = _passes.get(argument) or _pipelines.get(argument)
     if registered is not None and registered.origin == lazy.origin:
-        return  # its module was imported first
+        # Its module was imported first; it is this plugin's all the same.
+        if _source and not registered.source:
+            if isinstance(registered, PassInfo):
+                _passes[argument] = replace(registered, source=_source)
+            else:
+                _pipelines[argument] = replace(registered, source=_source)
+        return
     _claim(argument, lazy.origin)
     _lazy[argument] = lazy
 
@@ -216,8 +249,15 @@ def _import_lazy(argument: str) -> None:
             f"'{argument}' was registered as {lazy.origin}, but importing "
             f"{lazy.module} did not register it and it is not a pass class"
         )
-    _passes[argument] = PassInfo(argument, target, target, lazy.origin)
+    _passes[argument] = PassInfo(argument, target, target, lazy.origin, lazy.source)
     _lazy.pop(argument, None)
+
+
+def _source_of(argument: str) -> str:
+    """The plugin registering `argument`: the one loading now, or the one that
+    registered it lazily (its module is being imported)."""
+    lazy = _lazy.get(argument)
+    return lazy.source if lazy is not None and not _source else _source
 
 
 def unregister(argument: str) -> None:
@@ -289,26 +329,124 @@ def plugins_loaded() -> bool:
     return _plugins_loaded and not _plugins_loading
 
 
-def load_builtins() -> None:
-    """Register the built-in and test passes (once): cheap, as they register
-    lazily (`register_lazy`), without importing a pass."""
-    global _builtins_loaded
-    if _builtins_loaded:
-        return
-    _builtins_loaded = True
-    # Importing these packages registers the built-in and test passes.
-    importlib.import_module("passflow.transforms")
-    importlib.import_module("passflow.testing")
+@contextmanager
+def _registering(title: str) -> Generator[None]:
+    """Attribute what is registered in the block to the plugin `title`."""
+    global _source
+    outer, _source = _source, title
+    try:
+        yield
+    finally:
+        _source = outer
+
+
+def _plugin_key(spec: str) -> str:
+    """`spec` as `_plugins` records it: a file as its absolute path."""
+    return str(Path(spec).resolve()) if spec.endswith(".py") else spec
+
+
+def load_plugin(spec: str, title: str | None = None) -> str:
+    """Load the plugin `spec` once and return its title.
+
+    `spec` is a `"module:function"` (the function is called), a module (imported;
+    its `register()` is called if it has one, else the xDSL dialects it defines
+    are registered) or a path to a `.py` file (run as a module, then the same).
+    What it registers, at import or in the call, is listed under `title` (by
+    default `plugin <spec>`). A plugin that fails to load raises
+    `RegistrationError` naming it and what it raised; what it registered before
+    failing stays registered.
+    """
+    key = _plugin_key(spec)
+    return _load(key, title or f"plugin {spec}", lambda: _run(_import(key)))
+
+
+def _load(key: str, title: str, load: Callable[[], None]) -> str:
+    loaded = _plugins.get(key)
+    if loaded is not None:
+        return loaded
+    _plugins[key] = title
+    try:
+        with _registering(title):
+            load()
+    except Exception as err:
+        del _plugins[key]
+        raise RegistrationError(
+            f"cannot load plugin '{key}': {type(err).__name__}: {err}"
+        ) from err
+    return title
+
+
+def _import(key: str) -> object:
+    """What `key` names: a file's or a module's module, or a module's function."""
+    if key.endswith(".py"):
+        return _import_file(key)
+    module_name, _, function = key.partition(":")
+    found: object = importlib.import_module(module_name.strip())
+    for part in function.split("[")[0].strip().split(".") if function else ():
+        found = getattr(found, part)
+    return found
+
+
+def _run(plugin: object) -> None:
+    """Call a plugin function, or a plugin module's `register()`; a module
+    without one registered its passes when imported, and its dialects here."""
+    if inspect.ismodule(plugin):
+        register = getattr(plugin, "register", None)
+        if register is None:
+            _register_dialects_of(plugin)
+            return
+        plugin = register
+    if not callable(plugin):
+        raise RegistrationError(f"{plugin!r} is not a function")
+    plugin()
+
+
+def _register_dialects_of(module: object) -> None:
+    """Register each xDSL dialect `module` defines (one of its ops or attributes
+    is a class of the module): a file of xDSL dialects is a plugin as it is."""
+    name = getattr(module, "__name__", None)
+    for value in list(vars(module).values()):
+        if isinstance(value, ir.Dialect) and any(
+            definition.__module__ == name
+            for definition in (*value.operations, *value.attributes)
+        ):
+            ir.register_dialect(value.name, value)
+
+
+def _import_file(path: str) -> object:
+    """Run the file `path` as a module of its own name (stable for a path, so a
+    worker that loads the same file can unpickle what the module defines)."""
+    if not Path(path).is_file():
+        raise FileNotFoundError("no such file")
+    digest = hashlib.sha256(path.encode()).hexdigest()[:12]
+    name = f"passflow_plugin_{Path(path).stem.replace('-', '_')}_{digest}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import '{path}' as a module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
+
+
+def loaded_plugins() -> dict[str, str]:
+    """Every plugin loaded so far, by spec, with its title (in load order): what a
+    worker process loads to register what its parent registered."""
+    return dict(_plugins)
 
 
 def load_plugins() -> None:
-    """Register the built-in passes and every `passflow.passes` entry point (once).
+    """Load every `passflow.passes` entry point not loaded yet (once).
 
-    Lookups load the plugins only when they need them: for a name that is
-    not registered (a plugin may register it, or shadow an xDSL pass of that
-    name) and for a registered pipeline (a plugin may extend it, as
-    `extend_graph` does), so that a run of registered passes never scans the
-    installed distributions. Listings load them all.
+    Lookups load them only when they need them: for a name that is not
+    registered (a plugin may register it, or shadow an xDSL pass of that name)
+    and for a registered pipeline (a plugin may extend it, as `extend_graph`
+    does), so that a run of registered passes never scans the installed
+    distributions. Listings load them all.
 
     Every plugin is loaded even when one fails; the failures are then raised
     together as one `RegistrationError` naming each plugin, its entry point and
@@ -318,17 +456,16 @@ def load_plugins() -> None:
     if _plugins_loaded:
         return
     _plugins_loaded = True
-    load_builtins()
     _plugins_loading = True
+    failures: list[PluginFailure] = []
     try:
-        loaded, failures = load_entry_points(ENTRY_POINT_GROUP)
-        for entry, register in loaded:
-            if not callable(register):
-                continue
+        for entry in entry_points(group=ENTRY_POINT_GROUP):
+            origin, distribution = entry_point_origin(entry)
+            title = f"plugin {distribution or origin}"
             try:
-                register()
-            except Exception as err:
-                failures.append(PluginFailure.of(entry, err))
+                _load(entry.value, title, lambda entry=entry: _run(entry.load()))
+            except RegistrationError as err:
+                failures.append(PluginFailure.of(entry, err.__cause__ or err))
     finally:
         _plugins_loading = False
     if failures:
@@ -342,10 +479,9 @@ def load_plugins() -> None:
 
 
 def _prepare(argument: str) -> None:
-    """Make `argument` ready to be looked up: the built-ins registered, the
-    plugins loaded if it is not registered (`load_plugins`), and its module
-    imported if it was registered lazily."""
-    load_builtins()
+    """Make `argument` ready to be looked up: the plugins loaded if it is not
+    registered (`load_plugins`), and its module imported if it was registered
+    lazily."""
     if argument not in _lazy and argument not in _passes and argument not in _pipelines:
         load_plugins()
     _import_lazy(argument)

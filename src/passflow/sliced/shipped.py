@@ -13,11 +13,12 @@ What the executor pickles (Dask with cloudpickle, a process pool with pickle):
 * **To a worker**, per task: the task function, `run_shipped_batch`, by
   reference (its module is imported there); a `ShippedSpec` — the pipeline's
   text, the file's name, the shell's text and the line it starts on, four
-  flags (unregistered ops, generic printing, pass errors, `keep_ops`), and the
+  flags (unregistered ops, generic printing, pass errors, `keep_ops`), the
   run's `context_factory` if it has one (a module-level function, by
-  reference); a `ShippedBatch` — the batch's number, the text of its pieces
+  reference), and the plugins the parent loaded (their module names or file
+  paths, `registry.loaded_plugins`); a `ShippedBatch` — the batch's number, the text of its pieces
   and of the pieces they reference, with their indices and first lines. No IR and no pass objects: the worker parses the text and rebuilds
-  the pass manager from the pipeline's text, loading the registered plugins.
+  the pass manager from the pipeline's text, after loading the same plugins.
 * **Back**, per task: a `BatchResult` — the diagnostics (`Diagnostic`:
   severity, message, file, line, column, notes) and the text the passes wrote
   (`CapturedOutput`), in order; the batch's ops printed, as text; their symbol
@@ -86,6 +87,8 @@ class ShippedSpec:
     emit_pass_errors: bool
     keep_ops: bool = False
     context_factory: ContextFactory | None = None
+    plugins: tuple[tuple[str, str], ...] = ()
+    """The plugins the parent loaded (spec, title): a worker loads the same."""
 
 
 @dataclass(frozen=True)
@@ -105,7 +108,8 @@ _idle_lock = threading.Lock()
 
 
 def _new_runner(spec: ShippedSpec) -> BatchRunner:
-    registry.load_plugins()
+    for plugin, title in spec.plugins:
+        registry.load_plugin(plugin, title)
     context = (
         spec.context_factory()
         if spec.context_factory is not None
@@ -167,6 +171,7 @@ def shipped_runner(
             runner.pm.emit_pass_error_on_failure,
             runner.keep_ops,
             context_factory,
+            tuple(registry.loaded_plugins().items()),
         )
         return _collect(executor, spec, plan, jobs * _IN_FLIGHT_PER_JOB)
 

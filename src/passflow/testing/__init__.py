@@ -1,9 +1,10 @@
 """Test passes mirroring MLIR's `test-*` passes, and MLIR's `test` dialect;
 registered with the built-ins.
 
-As with `passflow.transforms`, importing this package registers the passes and
-pipelines by name only; their modules are imported when a pipeline names one, or
-a class is taken from this package.
+As with `passflow.transforms`, `register()` registers the passes and pipelines by
+name only (and the `test` dialect, in place of xDSL's); their modules are
+imported when a pipeline names one, an input uses the dialect, or a class is
+taken from this package. Importing this package registers nothing.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
+from passflow import ir
 from passflow.registry import register_lazy
 
 if TYPE_CHECKING:
@@ -84,8 +86,17 @@ _REGISTERED: dict[str, tuple[str, str]] = {
 }
 """Each pass's and pipeline's argument, module, and class or builder."""
 
-for _argument, (_module, _name) in _REGISTERED.items():
-    register_lazy(_argument, f"{_module}:{_name}")
+
+def register() -> None:
+    """Register the test passes and pipelines by name, and the `test` dialect."""
+    for argument, (module, name) in _REGISTERED.items():
+        register_lazy(argument, f"{module}:{name}")
+    ir.register_dialect("test", _test_dialect)
+
+
+def _test_dialect() -> ir.Dialect:
+    """MLIR's `test` dialect (imported when an input first uses it)."""
+    return importlib.import_module("passflow.testing.test_dialect").DIALECT
 
 
 def __getattr__(name: str) -> object:

@@ -24,7 +24,7 @@ from passflow.manager import Nesting, OpPassManager
 from passflow.options import INT, ListOption, Option, PipelineOptions
 from passflow.pass_base import InterfacePass, OperationPass
 from passflow.pipeline_text import parse_pass_pipeline_into
-from passflow.registry import register_pass, register_pipeline
+from passflow.registry import register_pipeline
 from passflow.statistics import Statistic
 from passflow.testing.test_dialect import TestCallOp, generated_patterns
 from passflow.transforms.greedy import (
@@ -72,7 +72,6 @@ class _TestPass(OperationPass):
     __test__ = False
 
 
-@register_pass
 class TestModulePass(_TestPass):
     argument = "test-module-pass"
     summary = "Test a module pass in the pass manager"
@@ -82,7 +81,6 @@ class TestModulePass(_TestPass):
         pass
 
 
-@register_pass
 class TestFunctionPass(_TestPass):
     argument = "test-function-pass"
     summary = "Test a function pass in the pass manager"
@@ -94,7 +92,6 @@ class TestFunctionPass(_TestPass):
         self.counter += 1
 
 
-@register_pass
 class TestInterfacePass(InterfacePass, _TestPass):
     argument = "test-interface-pass"
     summary = (
@@ -107,7 +104,6 @@ class TestInterfacePass(InterfacePass, _TestPass):
         self.emit_remark(op, "Executing interface pass on operation")
 
 
-@register_pass
 class TestPassCrash(_TestPass):
     argument = "test-pass-crash"
     summary = "Test a pass in the pass manager that always crashes"
@@ -116,7 +112,6 @@ class TestPassCrash(_TestPass):
         raise RuntimeError("test-pass-crash: deliberate crash")
 
 
-@register_pass
 class TestPassCrashOnOp(_TestPass):
     argument = "test-pass-crash-on-op"
     summary = (
@@ -132,7 +127,6 @@ class TestPassCrashOnOp(_TestPass):
                 raise RuntimeError(f"test-pass-crash-on-op: found '{self.op}'")
 
 
-@register_pass
 class TestBusyWorkPass(_TestPass):
     argument = "test-busy-work"
     summary = (
@@ -153,7 +147,6 @@ class TestBusyWorkPass(_TestPass):
             self.signal_pass_failure()
 
 
-@register_pass
 class TestFailurePass(_TestPass):
     argument = "test-pass-failure"
     summary = "Test a pass in the pass manager that always fails"
@@ -166,7 +159,6 @@ class TestFailurePass(_TestPass):
         self.signal_pass_failure()
 
 
-@register_pass
 class TestInvalidIRPass(InterfacePass, _TestPass):
     argument = "test-pass-create-invalid-ir"
     summary = "Test pass that adds an invalid operation in a function body"
@@ -189,7 +181,6 @@ class TestInvalidIRPass(InterfacePass, _TestPass):
         _prepend(block, arith.ConstantOp.create(result_types=[builtin.i32]))
 
 
-@register_pass
 class TestInvalidParentPass(InterfacePass, _TestPass):
     argument = "test-pass-invalid-parent"
     summary = "Test a pass in the pass manager that makes the parent operation invalid"
@@ -205,7 +196,6 @@ class TestInvalidParentPass(InterfacePass, _TestPass):
         _prepend(block, call)
 
 
-@register_pass
 class TestStatisticPass(_TestPass):
     argument = "test-stats-pass"
     summary = "Test pass statistics"
@@ -220,7 +210,6 @@ class TestStatisticPass(_TestPass):
         self.num_ops2 += count
 
 
-@register_pass
 class TestDynamicPipelinePass(_TestPass):
     argument = "test-dynamic-pipeline"
     summary = (
@@ -310,7 +299,6 @@ class TestEnum(Enum):
     """Example two value"""
 
 
-@register_pass
 class TestOptionsPass(_TestPass):
     argument = "test-options-pass"
     summary = "Test options parsing capabilities"
@@ -347,7 +335,6 @@ def _options_pipeline(pm: OpPassManager, options: TestOptionsPipelineOptions) ->
     )
 
 
-@register_pass
 class TestOptionsSuperPass(_TestPass):
     """A list option whose elements are option structs: `list={{enum=one list={2}},
     {enum=two}}`, each element parsed and printed as `test-options-pass`'s options."""
@@ -382,7 +369,6 @@ def _options_super_pipeline(
     pm.add(TestOptionsSuperPass(list=options.super_list))
 
 
-@register_pass
 class TestLivenessPass(InterfacePass, _TestPass):
     """Print the `Liveness` of each symbol op, as MLIR's `test-print-liveness`:
     `Testing : <symbol>` and the analysis's report, on stderr."""
@@ -397,7 +383,6 @@ class TestLivenessPass(InterfacePass, _TestPass):
         self.get_analysis(Liveness).print(sys.stderr)
 
 
-@register_pass
 class TestPatternDriver(_TestPass):
     """Apply the test dialect's declarative patterns greedily, with folding and
     dead-code removal (MLIR's `applyPatternsGreedily` with its default config).

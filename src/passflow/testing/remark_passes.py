@@ -11,7 +11,6 @@ from xdsl.dialects.builtin import ModuleOp
 
 from passflow.ir import Operation
 from passflow.pass_base import OperationPass
-from passflow.registry import register_pass
 from passflow.remarks import RemarkKind, RemarkOpts, add, reason, suggest
 
 __all__ = ["TestRemarkPass"]
@@ -20,7 +19,6 @@ _REASON = "because we are testing the remark pipeline"
 _SUGGESTION = "try using the remark pipeline feature"
 
 
-@register_pass
 class TestRemarkPass(OperationPass):
     """On each op but modules: a missed remark, a passed one that the `final`
     policy drops (the next one replaces it), a passed, a failed and an analysis

@@ -4,7 +4,7 @@ mlir-opt, built with its test passes, loads a `test` dialect whose behaviour lit
 tests rely on: it allows unknown operations (`"test.op"() : () -> ()` parses as an
 *unregistered* op, so passes refuse to be scheduled on it), and it defines a few
 ops with MLIR's traits (`test.symbol` is a symbol). passflow's contexts load this
-dialect in place of xDSL's own `test` dialect (see `passflow.ir.PASSFLOW_DIALECTS`),
+dialect in place of xDSL's own `test` dialect (`passflow.testing.register`),
 so the same files parse and behave the same under passflow-opt.
 
 The ops here are those of `TestOps.td` that the pass-manager suite and the

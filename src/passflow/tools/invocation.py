@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from passflow.tools.pass_manager_options import PassManagerOptions
+from passflow.tools.plugin_options import CommandLinePlugins
 
 if TYPE_CHECKING:
     from passflow.execution import ChildExecutor
@@ -66,6 +67,8 @@ class Invocation:
     cache: ResultCache | None = None
     """The result cache (`--cache`), if asked for and usable."""
     cache_salt: str = ""
+    plugins: CommandLinePlugins = field(default_factory=CommandLinePlugins)
+    """The plugins the command line loads (`--load-pass-plugin`, ...)."""
 
 
 def split_chunks(text: str, marker: str | None) -> list[tuple[str, int]]:

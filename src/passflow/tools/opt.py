@@ -43,6 +43,13 @@ from passflow.tools.invocation import (
     read_input,
 )
 from passflow.tools.pass_manager_options import add_pass_manager_flags
+from passflow.tools.plugin_options import (
+    CommandLinePlugins,
+    add_plugin_flags,
+    load_dialect_sources,
+    register_for,
+    show_dialects,
+)
 from passflow.tools.remark_options import add_remark_flags
 
 __all__ = ["NO_PIPELINE_GRAPH", "Invocation", "main", "read_input", "run"]
@@ -165,6 +172,7 @@ def build_parser() -> FlagParser:
     add_action_flags(parser)
     add_remark_flags(parser)
     add_cache_flags(parser)
+    add_plugin_flags(parser)
     flag("--version", help="print passflow's and xDSL's versions and exit")
     flag("-h", "--help", help="show this help and exit")
     return parser
@@ -179,11 +187,12 @@ def pass_flag_names() -> Iterator[str]:
         yield f"--{name}"
 
 
-def names_a_pass(name: str) -> bool:
+def names_a_pass(name: str, plugins: CommandLinePlugins) -> bool:
     """Whether `--NAME`, a flag the tool does not declare, is an individual
-    pass flag: a registered pass or pipeline."""
+    pass flag: a registered pass or pipeline (passflow's or a plugin's)."""
     # The registry (with the pass manager and the IR) loads for such a flag or
     # for a run, not to answer `--version`.
+    register_for(plugins)
     from passflow import registry
 
     return registry.lookup(name) is not None
@@ -191,12 +200,13 @@ def names_a_pass(name: str) -> bool:
 
 def parse_command_line(argv: Sequence[str]) -> Invocation:
     parser = build_parser()
+    plugins = CommandLinePlugins.of(argv)
     rest: list[str] = []
     flags: list[PassFlag] = []
     for arg in map(dashes, argv):
         if arg.startswith("--"):
             name, _, value = arg[2:].partition("=")
-            if "--" + name not in parser.known and names_a_pass(name):
+            if "--" + name not in parser.known and names_a_pass(name, plugins):
                 flags.append(PassFlag(name, value))
                 continue
         rest.append(arg)
@@ -204,7 +214,7 @@ def parse_command_line(argv: Sequence[str]) -> Invocation:
         args = parser.parse_command_line(rest, pass_flag_names())
     except CommandLineError as err:
         raise UsageError(str(err)) from None
-    return Invocation(args, flags)
+    return Invocation(args, flags, plugins=plugins)
 
 
 def print_help(parser: argparse.ArgumentParser) -> None:
@@ -232,8 +242,13 @@ def run(inv: Invocation) -> int:
     if args.version:
         sys.stdout.write(version_text())
         return 0
+    register_for(inv.plugins)
     if args.help:
         print_help(build_parser())
+        return 0
+    load_dialect_sources(args)
+    if args.show_dialects:
+        sys.stdout.write(show_dialects())
         return 0
     if args.list_passes or args.gen_pass_doc:
         from passflow.tools.pass_doc import generate_markdown, list_passes  # all passes

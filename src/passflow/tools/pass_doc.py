@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from passflow import registry
+from passflow.all_passes import BUILTIN_PLUGINS, register_all_passes
 from passflow.options import OptionBase, options_of
 from passflow.pass_base import Pass
 from passflow.statistics import statistics_of
@@ -77,25 +78,21 @@ def _argument(entry: PassEntry) -> str:
     return entry.argument
 
 
-def _is_test(origin: str) -> bool:
-    return origin.startswith("passflow.testing.")
-
-
 def pass_groups(options: bool = True) -> list[PassGroup]:
-    """Every registered pass and pipeline, grouped: passflow's own (and plugins'),
-    xDSL's passes usable by name (those passflow does not shadow), and MLIR's
-    test passes and pipelines; each group sorted by argument. Without `options`
-    (`--list-passes`), no xDSL pass module is imported: their summaries are
-    `xdsl_summaries`'s, and their options are left out."""
-    own: list[PassEntry] = []
-    tests: list[PassEntry] = []
+    """Every registered pass and pipeline, grouped by where it comes from:
+    passflow's own (and the program's), each plugin's, xDSL's passes usable by
+    name (those not shadowed), and MLIR's test passes and pipelines; each group
+    sorted by argument. Without `options` (`--list-passes`), no xDSL pass module
+    is imported: their summaries are `xdsl_summaries`'s, and their options are
+    left out."""
+    by_source: dict[str, list[PassEntry]] = {}
     for info in registry.registered_passes():
         entry = PassEntry(info.argument, info.summary, _option_rows(info.pass_class))
-        (tests if _is_test(info.origin) else own).append(entry)
+        by_source.setdefault(info.source, []).append(entry)
     for pipeline in registry.registered_pipelines():
         entry = PassEntry(pipeline.argument, pipeline.summary, [])
-        (tests if _is_test(pipeline.origin) else own).append(entry)
-    native = {entry.argument for entry in (*own, *tests)}
+        by_source.setdefault(pipeline.source, []).append(entry)
+    native = {entry.argument for entries in by_source.values() for entry in entries}
     xdsl: list[PassEntry] = []
     for name in xdsl_pass_names():
         if name in native:
@@ -103,12 +100,19 @@ def pass_groups(options: bool = True) -> list[PassGroup]:
         info = registry.lookup_pass(name) if options else None
         rows = [] if info is None else _option_rows(info.pass_class)
         xdsl.append(PassEntry(name, xdsl_summary(name), rows))
+    own_title, test_title = BUILTIN_PLUGINS.values()
+    own = by_source.pop(own_title, []) + by_source.pop("", [])
+    tests = by_source.pop(test_title, [])
     return [
-        PassGroup("passflow's passes and pipelines", sorted(own, key=_argument)),
-        PassGroup("xDSL's passes", xdsl),
-        PassGroup(
-            "Test passes and pipelines (MLIR's test/Pass)", sorted(tests, key=_argument)
+        PassGroup(own_title, sorted(own, key=_argument)),
+        *(
+            PassGroup(
+                f"Passes and pipelines of {title}", sorted(entries, key=_argument)
+            )
+            for title, entries in by_source.items()
         ),
+        PassGroup("xDSL's passes", xdsl),
+        PassGroup(test_title, sorted(tests, key=_argument)),
     ]
 
 
@@ -229,6 +233,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "refresh it with `passflow-doc > docs/passes.md`.",
     )
     parser.parse_args(argv)
+    register_all_passes()
     sys.stdout.write(generate_markdown())
     return 0
 

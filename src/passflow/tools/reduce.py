@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 
 from passflow import ir
+from passflow.all_passes import register_all_passes
 from passflow.deep_stack import call_with_deep_stack
 from passflow.diagnostics import PassflowError, PipelineParseError
 from passflow.executors.child_run import default_jobs
@@ -299,6 +300,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CommandLineError as err:  # llvm::cl's line, as passflow-opt's
         sys.stderr.write(f"{PROG}: {err}\n")
         return 1
+    register_all_passes()
     try:
         return call_with_deep_stack(lambda: run(args))
     except PipelineParseError as err:

@@ -1,7 +1,8 @@
 """Built-in passes, named and optioned as in mlir-opt.
 
-Importing this package registers them all by name (the registry imports it before
-the first lookup): `canonicalize`, `composite-fixed-point-pass`, `cse`, `inline`, `loop-invariant-code-motion`,
+`register()` registers them all by name (`passflow.register_all_passes` calls it,
+as mlir-opt calls `registerAllPasses()`; importing this package registers
+nothing): `canonicalize`, `composite-fixed-point-pass`, `cse`, `inline`, `loop-invariant-code-motion`,
 `print-ir`, `print-op-stats`,
 `strip-debuginfo`, `symbol-dce`, `symbol-privatize` and `topological-sort`. A pass's module,
 with the xDSL dialects and patterns it needs, is imported only when a pipeline
@@ -68,8 +69,11 @@ _PASSES: dict[str, tuple[str, str]] = {
 
 _MODULE_OF = {name: module for module, name in _PASSES.values()}
 
-for _argument, (_module, _name) in _PASSES.items():
-    register_lazy(_argument, f"{_module}:{_name}")
+
+def register() -> None:
+    """Register every built-in pass by name, lazily: no pass module is imported."""
+    for argument, (module, name) in _PASSES.items():
+        register_lazy(argument, f"{module}:{name}")
 
 
 def __getattr__(name: str) -> object:

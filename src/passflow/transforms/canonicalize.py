@@ -10,7 +10,6 @@ from xdsl.traits import HasCanonicalizationPatternsTrait
 
 from passflow.options import ListOption, Option
 from passflow.pass_base import OperationPass
-from passflow.registry import register_pass
 from passflow.transforms._pass_through_cycles import guard_pass_through
 from passflow.transforms.greedy import (
     GreedyRewriteConfig,
@@ -22,7 +21,6 @@ from passflow.transforms.greedy import (
 __all__ = ["Canonicalizer", "RegionSimplify"]
 
 
-@register_pass
 class Canonicalizer(OperationPass):
     """Bring the IR to canonical form: fold ops, unique constants, apply the
     canonicalization patterns xDSL ops declare, drop dead code and blocks.

@@ -17,14 +17,12 @@ from passflow.manager import OpPassManager
 from passflow.options import INT, Option
 from passflow.pass_base import OperationPass
 from passflow.pipeline_text import parse_pass_pipeline_into
-from passflow.registry import register_pass
 
 __all__ = ["CompositeFixedPointPass"]
 
 _P = TypeVar("_P", bound="CompositeFixedPointPass")
 
 
-@register_pass
 class CompositeFixedPointPass(OperationPass):
     """Run the `pipeline` option's passes on the op again and again until a run
     leaves the IR as it found it, at most `max-iterations` + 1 runs.

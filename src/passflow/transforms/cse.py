@@ -23,7 +23,6 @@ from xdsl.traits import IsolatedFromAbove, IsTerminator
 from passflow.analyses.dominance import DominanceInfo
 from passflow.ir import operation_name
 from passflow.pass_base import OperationPass
-from passflow.registry import register_pass
 from passflow.statistics import Statistic
 from passflow.transforms._effects import Reuse, is_trivially_dead, reuse_of
 from passflow.xdsl_internals import may_write_between
@@ -232,7 +231,6 @@ def _visit_key(op: Operation) -> Hashable:
     return key if key is not None else op
 
 
-@register_pass
 class CSE(OperationPass):
     """Merge ops that compute the same value, and drop ops whose results are unused.
 

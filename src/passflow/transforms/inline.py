@@ -28,7 +28,6 @@ from passflow.manager import Nesting, OpPassManager
 from passflow.options import UNSIGNED, ListOption, Option
 from passflow.pass_base import OperationPass
 from passflow.pipeline_text import PIPELINE, parse_pass_pipeline_into
-from passflow.registry import register_pass
 from passflow.transforms._symbols import (
     can_discard_on_use_empty,
     is_private,
@@ -46,7 +45,6 @@ __all__ = ["Inliner"]
 _NO_THRESHOLD = 2**32 - 1
 
 
-@register_pass
 class Inliner(OperationPass):
     """Replace calls to functions of the same symbol table by the function bodies,
     simplifying each function with a pipeline before and after.

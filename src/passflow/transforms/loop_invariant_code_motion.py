@@ -9,7 +9,6 @@ from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.traits import IsTerminator
 
 from passflow.pass_base import OperationPass
-from passflow.registry import register_pass
 from passflow.transforms._effects import defines_allocated_register
 from passflow.transforms._speculation import is_memory_effect_free, is_speculatable
 
@@ -97,7 +96,6 @@ def move_loop_invariant_code(loop: Operation) -> int:
     return sum(_hoist_from_region(loop, block, region) for region in loop.regions)
 
 
-@register_pass
 class LoopInvariantCodeMotion(OperationPass):
     """Move side-effect-free, speculatable ops whose operands are all defined
     outside a loop to just before the loop, so they run once.

@@ -7,12 +7,10 @@ import sys
 from passflow.ir import print_op
 from passflow.options import Option
 from passflow.pass_base import OperationPass
-from passflow.registry import register_pass
 
 __all__ = ["PrintIRPass"]
 
 
-@register_pass
 class PrintIRPass(OperationPass):
     """Print the op it runs on, under a `// -----// IR Dump <label> //----- //` header.
 

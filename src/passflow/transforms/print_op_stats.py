@@ -8,12 +8,10 @@ from collections import Counter
 from passflow.ir import operation_name
 from passflow.options import Option
 from passflow.pass_base import OperationPass
-from passflow.registry import register_pass
 
 __all__ = ["PrintOpStats", "format_op_stats", "format_op_stats_json"]
 
 
-@register_pass
 class PrintOpStats(OperationPass):
     """Print how many ops of each name the op holds (itself included) to stderr.
 

@@ -7,12 +7,10 @@ from xdsl.ir import Operation
 
 from passflow import ir
 from passflow.pass_base import OperationPass
-from passflow.registry import register_pass
 
 __all__ = ["StripDebugInfo", "strip_debuginfo"]
 
 
-@register_pass
 class StripDebugInfo(OperationPass):
     """Forget where every op and block argument came from.
 

@@ -7,7 +7,6 @@ from xdsl.rewriter import Rewriter
 
 from passflow.ir import direct_children
 from passflow.pass_base import OperationPass
-from passflow.registry import register_pass
 from passflow.statistics import Statistic
 from passflow.transforms._symbols import (
     SymbolTables,
@@ -31,7 +30,6 @@ class _UnknownSymbolUses(Exception):
         self.op = op
 
 
-@register_pass
 class SymbolDCE(OperationPass):
     """Delete the symbols nothing live reaches: private ones, and `nested` ones
     of tables nothing outside the IR can see.

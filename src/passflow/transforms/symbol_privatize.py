@@ -5,13 +5,11 @@ from __future__ import annotations
 from passflow.ir import direct_children
 from passflow.options import ListOption
 from passflow.pass_base import OperationPass
-from passflow.registry import register_pass
 from passflow.transforms._symbols import is_private, is_symbol, set_private, symbol_name
 
 __all__ = ["SymbolPrivatize"]
 
 
-@register_pass
 class SymbolPrivatize(OperationPass):
     """Mark every symbol directly inside the op private, except the `exclude`d names.
 

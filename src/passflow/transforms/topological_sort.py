@@ -9,12 +9,10 @@ from xdsl.traits import IsTerminator
 from passflow.analyses.dominance import region_has_ssa_dominance
 from passflow.ir import operation_name
 from passflow.pass_base import OperationPass
-from passflow.registry import register_pass
 
 __all__ = ["TopologicalSort", "sort_topologically"]
 
 
-@register_pass
 class TopologicalSort(OperationPass):
     """Reorder the ops of every graph region so that each op comes after the ops
     whose results it (or an op nested in it) uses, as far as cycles allow.
