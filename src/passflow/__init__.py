@@ -68,7 +68,7 @@ if TYPE_CHECKING:
     from passflow.manager import Nesting, OpPassManager, OpToOpPassAdaptor
     from passflow.options import ListOption, Option, PipelineOptions
     from passflow.pass_base import InterfacePass, OperationPass, Pass
-    from passflow.pass_manager import PassManager
+    from passflow.pass_manager import PassDisplayMode, PassManager
     from passflow.pipeline_text import parse_pass_pipeline, parse_pass_pipeline_into
     from passflow.registry import register_lazy, register_pass, register_pipeline
     from passflow.remarks import (
@@ -138,7 +138,7 @@ _MODULES = {
     "passflow.manager": ("Nesting", "OpPassManager", "OpToOpPassAdaptor"),
     "passflow.options": ("ListOption", "Option", "PipelineOptions"),
     "passflow.pass_base": ("InterfacePass", "OperationPass", "Pass"),
-    "passflow.pass_manager": ("PassManager",),
+    "passflow.pass_manager": ("PassDisplayMode", "PassManager"),
     "passflow.pipeline_text": ("parse_pass_pipeline", "parse_pass_pipeline_into"),
     "passflow.registry": ("register_lazy", "register_pass", "register_pipeline"),
     "passflow.remarks": (
@@ -188,6 +188,7 @@ __all__ = [
     "Option",
     "OptionError",
     "Pass",
+    "PassDisplayMode",
     "PassInstrumentation",
     "PassKind",
     "PassManager",
