@@ -251,6 +251,28 @@ def test_print_ir_tree(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert capsys.readouterr().err.count("IR Dump After Canonicalizer") == 2
 
 
+def test_str_shows_the_merged_pipeline_after_a_run() -> None:
+    """MLIR's `__str__` prints the pipeline as it runs: adjacent nested
+    pipelines on the same op are merged when the run starts."""
+    pm = PassManager()
+    pm.add("func.func(cse),func.func(topological-sort)")
+    assert str(pm) == "builtin.module(func.func(cse),func.func(topological-sort))"
+    pm.run(module_of(ADD_FUNC))
+    assert str(pm) == "builtin.module(func.func(cse,topological-sort))"
+
+
+def test_an_any_pass_manager_runs_on_whatever_it_is_given() -> None:
+    """`PassManager("any")`: op-agnostic, so it takes an op-restricted pass
+    without nesting and refuses it only on an op it cannot run on."""
+    pm = PassManager("any")
+    pm.add("test-module-pass")
+    pm.run(module_of(ADD_FUNC))
+    func = next(iter(module_of(ADD_FUNC).body.block.ops))
+    func.detach()
+    with pytest.raises(PassPipelineError, match="on an unsupported operation"):
+        pm.run(func)
+
+
 # --- python_pass.py -------------------------------------------------------------
 
 
