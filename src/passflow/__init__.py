@@ -72,7 +72,7 @@ if TYPE_CHECKING:
     from passflow.manager import Nesting, OpPassManager, OpToOpPassAdaptor
     from passflow.options import ListOption, Option, PipelineOptions
     from passflow.pass_base import InterfacePass, OperationPass, Pass
-    from passflow.pass_manager import PassManager
+    from passflow.pass_manager import PassDisplayMode, PassManager
     from passflow.pipeline_text import parse_pass_pipeline, parse_pass_pipeline_into
     from passflow.registry import (
         load_plugin,
@@ -148,7 +148,7 @@ _MODULES = {
     "passflow.manager": ("Nesting", "OpPassManager", "OpToOpPassAdaptor"),
     "passflow.options": ("ListOption", "Option", "PipelineOptions"),
     "passflow.pass_base": ("InterfacePass", "OperationPass", "Pass"),
-    "passflow.pass_manager": ("PassManager",),
+    "passflow.pass_manager": ("PassDisplayMode", "PassManager"),
     "passflow.pipeline_text": ("parse_pass_pipeline", "parse_pass_pipeline_into"),
     "passflow.registry": (
         "load_plugin",
@@ -203,6 +203,7 @@ __all__ = [
     "Option",
     "OptionError",
     "Pass",
+    "PassDisplayMode",
     "PassInstrumentation",
     "PassKind",
     "PassManager",

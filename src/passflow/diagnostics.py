@@ -5,6 +5,7 @@ Every error passflow raises derives from `PassflowError`::
     PassflowError
     ├── PassPipelineError        a run failed; carries every diagnostic of the run
     ├── PipelineParseError       textual pipeline text is malformed or names nothing
+    │                            (also a ValueError, as in MLIR's Python bindings)
     ├── PassNestingError         an op-restricted pass added to the wrong pass manager
     ├── OptionError              a pass or pipeline option string is invalid
     ├── RegistrationError        a pass or pipeline name is taken or malformed
@@ -143,8 +144,11 @@ class IRParseError(PassflowError):
         self.diagnostic = diagnostic or Diagnostic(Severity.ERROR, message)
 
 
-class PipelineParseError(PassflowError):
+class PipelineParseError(PassflowError, ValueError):
     """A textual pass pipeline is malformed.
+
+    Also a `ValueError`, as MLIR's Python bindings raise for the same text
+    (`PassManager.parse`, `pm.add("cse")`), so code catching either works.
 
     `text` is the text the position refers to (for anchored pipelines, the text
     inside `anchor(...)`, as in MLIR) and `column` is 0-based; `None` means the

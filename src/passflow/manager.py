@@ -21,6 +21,7 @@ from enum import Enum
 from typing import TextIO
 
 from passflow import ir
+from passflow.callable_pass import PassCallable, callable_pass, check_undescribed
 from passflow.diagnostics import Diagnostic, PassflowError, PassNestingError, Severity
 from passflow.ir import Context, Operation, OperationName
 from passflow.pass_base import Pass, PassRun
@@ -125,8 +126,27 @@ class OpPassManager:
         """A new op-agnostic pipeline for every schedulable direct child."""
         return self.nest("any")
 
-    def add(self, pass_: Pass) -> None:
-        """Append a pass; an op-restricted one for another op is nested or refused."""
+    def add(
+        self,
+        pass_: Pass | PassCallable,
+        name: str | None = None,
+        argument: str | None = "",
+        description: str | None = "",
+        op_name: str | None = "",
+    ) -> None:
+        """Append a pass; an op-restricted one for another op is nested or refused.
+
+        A callable `run(op, pass_)` is added as a pass, described by `name`,
+        `argument`, `description` and `op_name` (MLIR's Python-defined passes,
+        `passflow.callable_pass`). Anything else is a `TypeError` that says
+        what to add instead.
+        """
+        if not isinstance(pass_, Pass):
+            pass_ = callable_pass(pass_, name, argument, description, op_name)
+        else:
+            check_undescribed(
+                f"the pass '{pass_.name}'", name, argument, description, op_name
+            )
         pass_op = pass_.op_name
         if pass_op is not None and self.op_name is not None and pass_op != self.op_name:
             if self.nesting is Nesting.IMPLICIT:

@@ -7,6 +7,11 @@ handlers, the verifier flag and the executor that runs nested pipelines on
 children. `run(op)` finalizes and initializes the pipeline, runs it through
 `passflow.runner`, and raises `PassPipelineError` with every diagnostic when
 anything failed.
+
+It also speaks MLIR's Python bindings (`mlir.passmanager.PassManager`):
+`PassManager.parse(text)`, `pm.add("cse")`, `pm.add(callable)`,
+`enable_ir_printing(print_after_all=...)`, `enable_statistics(PassDisplayMode.LIST)`
+and `str(pm)` behave as there (docs/guide.md, "Coming from MLIR's Python bindings").
 """
 
 from __future__ import annotations
@@ -14,11 +19,13 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable
 from concurrent.futures import Executor
-from typing import TextIO
+from enum import Enum
+from typing import Self, TextIO, cast
 
 from passflow import ir
 from passflow.actions import ActionHandler
 from passflow.analysis import AnalysisManager
+from passflow.callable_pass import PassCallable, check_undescribed
 from passflow.diagnostics import (
     DiagnosticEngine,
     DiagnosticHandler,
@@ -44,12 +51,30 @@ from passflow.instruments.timing import (
 )
 from passflow.ir import Context, Operation
 from passflow.manager import Nesting, OpPassManager, anchor_mismatch
-from passflow.pass_base import pipeline_identity
+from passflow.pass_base import Pass, pipeline_identity
 from passflow.remarks import RemarkEngine
 from passflow.runner import RunState, run_pipeline
 from passflow.statistics_report import StatisticsDisplay, statistics_report
 
-__all__ = ["PassManager"]
+__all__ = ["PassDisplayMode", "PassManager"]
+
+
+class PassDisplayMode(Enum):
+    """How `enable_statistics` lays its report out: MLIR's bindings' enum
+    (`PassDisplayMode.LIST`, `.PIPELINE`), beside passflow's strings."""
+
+    LIST = "list"
+    PIPELINE = "pipeline"
+
+
+_DISPLAY_MODES: dict[PassDisplayMode, StatisticsDisplay] = {
+    PassDisplayMode.LIST: "list",
+    PassDisplayMode.PIPELINE: "pipeline",
+}
+
+
+_MLIR_PRINTING_DEFAULTS = IRPrinterConfig(after_all=True)
+"""What `enable_ir_printing`'s keywords say when none is given."""
 
 
 class PassManager(OpPassManager):
@@ -58,6 +83,10 @@ class PassManager(OpPassManager):
     It owns the context (dialects load into it before the run), the
     instrumentations, the diagnostic handlers, the verifier flag and the executor
     that runs nested pipelines on children (None: serially on the calling thread).
+
+    `anchor` is the op name it runs on, `any` for every op. Unlike MLIR's
+    bindings, whose default is `any`, passflow's default is `builtin.module`
+    (docs/decisions.md).
     """
 
     def __init__(
@@ -87,17 +116,91 @@ class PassManager(OpPassManager):
         self.remarks: RemarkEngine | None = None
         self._report: RunReport | None = None
 
-    def enable_ir_printing(self, config: IRPrinterConfig | None = None) -> None:
-        """Print the IR around passes (mlir-opt's `--mlir-print-ir-*` flags); by
-        default before and after every pass, to stderr.
+    @classmethod
+    def parse(cls, pipeline: str, context: Context | None = None) -> Self:
+        """A pass manager for an anchored pipeline: MLIR's
+        `PassManager.parse("builtin.module(func.func(cse))")`, whose anchor
+        comes from the text.
 
-        Module scope prints the whole top-level op, which worker threads may be
-        rewriting meanwhile, so it needs threading off. A config with no filter
-        adds nothing, as in mlir-opt. Enable printing before timing, so that the
-        printing is not counted in the passes' times.
+        Raises `PipelineParseError`, also a `ValueError` as in MLIR, with MLIR's
+        message (`MLIR Textual PassPipeline Parser:1:1: error: ...`).
         """
+        from passflow.pipeline_text import parse_pass_pipeline  # asked for
+
+        parsed = parse_pass_pipeline(pipeline)
+        pm = cls(parsed.anchor, context)
+        pm.assign(parsed)
+        return pm
+
+    def add(
+        self,
+        pass_: Pass | PassCallable | str,
+        name: str | None = None,
+        argument: str | None = "",
+        description: str | None = "",
+        op_name: str | None = "",
+    ) -> None:
+        """Append a pass, a callable run as a pass, or pipeline text.
+
+        Text is MLIR's `pm.add("canonicalize, cse")`: its elements are parsed
+        as `PassManager.parse` parses the inside of `anchor(...)` and appended
+        as written (explicit nesting), or nothing is added and
+        `PipelineParseError` (a `ValueError`) says why. A callable
+        `run(op, pass_)` and its `name`, `argument`, `description`, `op_name`
+        are MLIR's Python-defined passes (`OpPassManager.add`).
+        """
+        if isinstance(pass_, str):
+            check_undescribed("pipeline text", name, argument, description, op_name)
+            from passflow.pipeline_text import parse_pass_pipeline_into  # asked for
+
+            parse_pass_pipeline_into(pass_, self)
+            return
+        super().add(pass_, name, argument, description, op_name)
+
+    def enable_ir_printing(
+        self,
+        config: IRPrinterConfig | None = None,
+        *,
+        print_before_all: bool = False,
+        print_after_all: bool = True,
+        print_module_scope: bool = False,
+        print_after_change: bool = False,
+        print_after_failure: bool = False,
+        tree_printing_dir_path: str | None = None,
+    ) -> None:
+        """Print the IR around passes, to stderr: MLIR's bindings' keywords and
+        defaults (no argument: after every pass only, as
+        `--mlir-print-ir-after-all`), or a whole `IRPrinterConfig` (the
+        `--mlir-print-ir-*` flags' filters, another stream), not both.
+
+        `print_after_failure` prints after a pass only when it fails, and only
+        with `print_after_all` (its default), as in MLIR; `print_after_change`
+        skips passes that left their op unchanged; `tree_printing_dir_path`
+        writes each dump to its own file in MLIR's tree layout. Each call adds
+        one printer. Module scope prints the whole top-level op, which worker
+        threads may be rewriting meanwhile, so it needs threading off. Enable
+        printing before timing, so that the printing is not counted in the
+        passes' times.
+        """
+        if isinstance(cast(object, config), bool):
+            raise TypeError(
+                "enable_ir_printing takes MLIR's flags by keyword "
+                "(print_before_all=True, ...) or an IRPrinterConfig"
+            )
+        keywords = IRPrinterConfig(
+            before_all=print_before_all,
+            after_all=print_after_all,
+            after_change=print_after_change,
+            after_failure=print_after_failure and print_after_all,
+            module_scope=print_module_scope,
+            tree_dir=tree_printing_dir_path or None,
+        )
         if config is None:
-            config = IRPrinterConfig(before_all=True, after_all=True)
+            config = keywords
+        elif keywords != _MLIR_PRINTING_DEFAULTS:
+            raise TypeError(
+                "enable_ir_printing takes an IRPrinterConfig or keywords, not both"
+            )
         if config.module_scope and not self.threading_disabled:
             raise PassflowError(MODULE_SCOPE_THREADING_ERROR)
         if config.enabled:
@@ -126,10 +229,15 @@ class PassManager(OpPassManager):
         return manager
 
     def enable_statistics(
-        self, display: StatisticsDisplay = "pipeline", stream: TextIO | None = None
+        self,
+        display: StatisticsDisplay | PassDisplayMode = "pipeline",
+        stream: TextIO | None = None,
     ) -> None:
         """Print the pass statistics report to `stream` (stderr) after every `run`,
-        failed or not (`--mlir-pass-statistics`)."""
+        failed or not (`--mlir-pass-statistics`); `display` is `"pipeline"` or
+        `"list"`, or MLIR's `PassDisplayMode`."""
+        if isinstance(display, PassDisplayMode):
+            display = _DISPLAY_MODES[display]
         if display not in ("pipeline", "list"):
             raise ValueError(f"unknown statistics display '{display}'")
         self._statistics = display
@@ -223,9 +331,9 @@ class PassManager(OpPassManager):
         if self.executor is not None:
             self.executor.close()
 
-    def enable_verifier(self, enabled: bool = True) -> None:
+    def enable_verifier(self, enable: bool = True) -> None:
         """Verify the IR after each pass (default on); off trades safety for speed."""
-        self.verify_each = enabled
+        self.verify_each = enable
 
     def register_action_handler(self, handler: ActionHandler | None) -> None:
         """Execute every pass as a `pass-execution` action through `handler`
