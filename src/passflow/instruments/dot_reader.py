@@ -26,7 +26,7 @@ __all__ = ["DotSyntaxError", "read_dot"]
 
 _TOKEN = re.compile(
     r"""\s+|//[^\n]*|/\*.*?\*/|^\#[^\n]*
-    |(?P<tok>"(?:[^"\\]|\\.)*"|->|--|[{}\[\];,=:<]
+    |(?P<tok>"(?:[^"\\]|\\.)*"|->|--|[{}\[\];,=:]
     |[A-Za-z_\x80-\uffff][\w\x80-\uffff]*|-?(?:\.\d+|\d+(?:\.\d*)?))""",
     re.S | re.M | re.X,
 )
@@ -48,6 +48,8 @@ def _tokens(text: str) -> list[str]:
     position = 0
     while position < len(text):
         match = _TOKEN.match(text, position)
+        if match is None and text[position] == "<":
+            raise DotSyntaxError("HTML labels are not drawn")
         if match is None:
             raise DotSyntaxError(f"unexpected {text[position]!r} at offset {position}")
         if match.group("tok"):
@@ -97,9 +99,7 @@ class _Reader:
 
     def identifier(self) -> str:
         token = self.take()
-        if token in "{}[];,=:<" or token in ("->", "--"):
-            if token == "<":
-                raise DotSyntaxError("HTML labels are not drawn")
+        if token in "{}[];,=:" or token in ("->", "--"):
             raise DotSyntaxError(f"expected a name, got {token!r}")
         return _unquote(token)
 

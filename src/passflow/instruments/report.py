@@ -710,7 +710,7 @@ def _pass_diagram(top: list[_Node], anchors: dict[int, str]) -> Diagram:
             summary += f", changed {node.changed} op(s)"
         if node.failures:
             summary += f", failed {node.failures} time(s)"
-        if not node.children:
+        if not node.children and node.kind == "pass":
             fill = (
                 "#f3c0c0" if node.failures else "#cfe8cf" if node.changed else "#ffffff"
             )
@@ -726,7 +726,8 @@ def _pass_diagram(top: list[_Node], anchors: dict[int, str]) -> Diagram:
         members = [item(child) for child in node.children.values()]
         if node.kind != "adaptor":
             chain(members)
-        return Cluster(key, node.name, members, summary, f"#{key}", node.kind)
+        label = node.argument or node.name if node.kind == "pass" else node.name
+        return Cluster(key, label, members, summary, f"#{key}", node.kind)
 
     items = [item(node) for node in top]
     chain(items)
