@@ -152,3 +152,27 @@ def test_a_thousand_function_report_is_found_through_its_filter(
     page.locator("#filter-pass").fill("crash")
     assert not cse.is_visible()
     assert failing.is_visible()
+
+
+def test_clicking_a_pass_in_the_graph_opens_its_row(page: Page, tmp_path: Path) -> None:
+    source = tmp_path / "input.mlir"
+    source.write_text(INPUT)
+    report = tmp_path / "report.html"
+    opt.main([str(source), f"-p={PIPELINE}", f"--report={report}", "-o", "-"])
+    errors: list[str] = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    page.goto(report.as_uri())
+
+    graph = page.locator("svg#run-1-passes")
+    assert graph.is_visible()
+    labels = graph.locator("g.node text.label").all_text_contents()
+    assert labels == ["canonicalize", "cse", "test-stats-pass", "test-pass-failure"]
+    row = page.locator("li.pass[data-name=CSE]")
+    diff = row.locator("pre.diff")
+    assert not diff.is_visible()
+    graph.locator("g.node", has_text="cse").locator("a.goto").click()
+    assert diff.is_visible()  # the pass's row is open, its diff shown
+    assert row.get_attribute("id") in page.url
+    top = row.bounding_box()
+    assert top is not None and 0 <= top["y"] < 760  # scrolled to
+    assert errors == []
