@@ -37,7 +37,7 @@ class Box:
     shape: Shape = "box"
     stroke: Stroke = "solid"
     fill: str = "#ffffff"
-    kind: str = "node"
+    kind: str = "box"
     """A CSS class for the drawn node (`pass`, `pipeline`...), for tests and styles."""
 
 
