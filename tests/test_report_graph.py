@@ -109,6 +109,56 @@ def _inside(inner: tuple[float, ...], outer: tuple[float, ...]) -> bool:
     return ox <= ix and oy <= iy and ix + iw <= ox + ow and iy + ih <= oy + oh
 
 
+def _path_points(d: str) -> list[tuple[float, float]]:
+    """Points along an SVG path of `M`, `L` and `C` commands, 24 per piece."""
+    points: list[tuple[float, float]] = []
+    for command, args in re.findall(r"([MLC])([^MLC]*)", d):
+        given = [tuple(map(float, p.split(","))) for p in args.split()]
+        if command == "M":
+            points.append(given[0])
+        elif command == "L":
+            a, b = points[-1], given[0]
+            points.extend(
+                (a[0] + (b[0] - a[0]) * t / 24, a[1] + (b[1] - a[1]) * t / 24)
+                for t in range(1, 25)
+            )
+        else:
+            p0, p1, p2, p3 = points[-1], *given
+            for step in range(1, 25):
+                t = step / 24
+                u = 1 - t
+                points.append(
+                    (
+                        u**3 * p0[0]
+                        + 3 * u * u * t * p1[0]
+                        + 3 * u * t * t * p2[0]
+                        + t**3 * p3[0],
+                        u**3 * p0[1]
+                        + 3 * u * u * t * p1[1]
+                        + 3 * u * t * t * p2[1]
+                        + t**3 * p3[1],
+                    )
+                )
+    return points
+
+
+def _assert_arrows_miss_boxes(svg: ET.Element) -> None:
+    """No arrow passes through a box other than its ends and what they hold."""
+    drawn = {d.key: d.box for d in _drawn(svg, "node") + _drawn(svg, "cluster")}
+    boxes = [d for d in _drawn(svg, "node")]
+    for group in svg.iter("g"):
+        if group.attrib.get("class") != "edge":
+            continue
+        path = group.find("path")
+        assert path is not None
+        ends = [drawn[group.attrib["data-source"]], drawn[group.attrib["data-target"]]]
+        others = [b.box for b in boxes if not any(_inside(b.box, end) for end in ends)]
+        for x, y in _path_points(path.attrib["d"]):
+            for bx, by, bw, bh in others:
+                inside = bx + 1 < x < bx + bw - 1 and by + 1 < y < by + bh - 1
+                assert not inside, (group.attrib, (x, y), (bx, by, bw, bh))
+
+
 def _svgs(html: str) -> dict[str, ET.Element]:
     """Every inline SVG of the page, by id, parsed as XML."""
     return {
@@ -134,6 +184,7 @@ def _assert_laid_out(svg: ET.Element) -> None:
     width, height = float(svg.attrib["width"]), float(svg.attrib["height"])
     for x, y, w, h in boxes + frames:
         assert x >= 0 and x + w <= width and y >= 0 and y + h <= height
+    _assert_arrows_miss_boxes(svg)
 
 
 def _schedule() -> PipelineGraph:
@@ -262,3 +313,15 @@ def test_dot_the_drawing_cannot_read_is_shown_as_text(tmp_path: Path) -> None:
     assert '<p class="undrawn">not drawn: HTML labels are not drawn</p>' in html
     assert "digraph g { a [label=&lt;&lt;b&gt;html" in html
     assert list(_svgs(html)) == ["run-1-passes"]
+
+
+def test_jumps_from_a_box_with_neighbours_go_round_them() -> None:
+    (diagram,) = read_dot(
+        "digraph fork { a -> b; a -> c; a -> e; b -> d; c -> d; e -> d;"
+        ' b -> a [constraint=false, label="jump"]; c -> c [constraint=false];'
+        " b -> e [constraint=false]; c -> b [constraint=false];"
+        " d -> c [constraint=false]; b -> b [constraint=false]; }"
+    )
+    svg = ET.fromstring(render_svg(diagram, "fork"))
+    assert len(_edges(svg)) == 12
+    _assert_laid_out(svg)

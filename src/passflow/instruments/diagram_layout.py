@@ -260,6 +260,7 @@ class _Arranger:
         self.center: list[float] = []
         self.paths: list[tuple[Edge, list[int]]] = []
         self.lanes: list[tuple[Edge, int, int]] = []
+        self._layers: list[list[int]] = []
 
     def arrange(self) -> _Level:
         if not self.keys:
@@ -268,6 +269,7 @@ class _Arranger:
         self._rank(forward)
         layers = self._waypoints(forward)
         self._order(layers)
+        self._layers = layers
         self._place_x(layers)
         return self._finish(layers)
 
@@ -446,8 +448,8 @@ class _Arranger:
             rects[key] = Rect(self.center[i] - width / 2, top, width, height)
         width = max(self.center[v] + self.width[v] / 2 for v in range(len(self.rank)))
         routes = self._forward_routes(rects, tops, heights)
-        lane_routes, width = self._lane_routes(rects, width)
-        return _Level(width, tops[-1] + heights[-1], rects, routes + lane_routes, {})
+        lanes, width, height = self._lane_routes(rects, tops, heights, gap, width)
+        return _Level(width, height, rects, routes + lanes, {})
 
     def _ports(self, ends: dict[int, list[tuple[float, int]]]) -> dict[int, float]:
         """x of each path's end at a member: its edges spread along the side, in
@@ -494,34 +496,92 @@ class _Arranger:
         return routes
 
     def _lane_routes(
-        self, rects: dict[str, Rect], width: float
-    ) -> tuple[list[Route], float]:
-        """Arcs to the right of the level, one lane each (a self-loop hugs its
-        box); the level's width with them."""
+        self,
+        rects: dict[str, Rect],
+        tops: list[float],
+        heights: list[float],
+        gap: float,
+        width: float,
+    ) -> tuple[list[Route], float, float]:
+        """Arcs to the right of the level, one lane each: from the side of a box
+        with nothing to its right, else out through the gap between ranks (a
+        self-loop hugs its box, inside the gap beside it); the level's width and
+        height with them."""
+        members = len(self.keys)
+        rightmost = {
+            max((v for v in layer if v < members), key=lambda v: self.center[v])
+            for layer in self._layers
+        }
         routes: list[Route] = []
-        lane = width
-        right = width
-        for edge, s, t in self.lanes:
+        lane, right, bottom = width, width, tops[-1] + heights[-1]
+        for number, (edge, s, t) in enumerate(self.lanes):
             source, target = rects[self.keys[s]], rects[self.keys[t]]
             if s == t:
+                peak = source.right + _NODE_GAP - 6
                 start, end = (
                     (source.right, source.cy - 5),
                     (source.right, source.cy + 5),
                 )
-                peak = source.right + 20
-            else:
-                start, end = (source.right, source.cy), (target.right, target.cy)
+                control = (peak - (start[0] + end[0]) / 8) / 0.75
+                commands = [
+                    ("M", [start]),
+                    ("C", [(control, start[1]), (control, end[1]), end]),
+                ]
+            elif s in rightmost and t in rightmost:
                 lane += _LANE_GAP
                 peak = lane
-            control = (peak - (start[0] + end[0]) / 8) / 0.75
-            commands: list[tuple[str, list[Point]]] = [
-                ("M", [start]),
-                ("C", [(control, start[1]), (control, end[1]), end]),
-            ]
+                start, end = (source.right, source.cy), (target.right, target.cy)
+                control = (peak - (start[0] + end[0]) / 8) / 0.75
+                commands = [
+                    ("M", [start]),
+                    ("C", [(control, start[1]), (control, end[1]), end]),
+                ]
+            else:
+                lane += _LANE_GAP
+                peak = lane
+                commands = self._through_gaps(
+                    source, target, (s, t), (tops, heights, gap), peak, number
+                )
+                bottom = max(bottom, *(y + 4 for _, pts in commands for _, y in pts))
             label = None
+            points = [p for _, pts in commands for p in pts]
             if edge.label:
-                label = (peak + 3, (start[1] + end[1]) / 2 + 4)
+                middle = (min(y for _, y in points) + max(y for _, y in points)) / 2
+                label = (peak + 3, middle + 4)
                 right = max(right, label[0] + text_width(edge.label, NOTE_FONT))
             right = max(right, peak + 2)
             routes.append(Route(edge, commands, label))
-        return routes, right
+        return routes, right, bottom
+
+    def _through_gaps(
+        self,
+        source: Rect,
+        target: Rect,
+        ends: tuple[int, int],
+        ranks: tuple[list[float], list[float], float],
+        lane: float,
+        number: int,
+    ) -> list[tuple[str, list[Point]]]:
+        """A right-angled path that leaves `source` into the gap beside its rank,
+        runs in its lane and enters `target` from the gap beside its rank, so it
+        crosses no box of the level (the gaps and lanes hold none)."""
+        tops, heights, gap = ranks
+        up, down = self.rank[ends[0]], self.rank[ends[1]]
+        shift = (number % 5 - 2) * 3
+        if down < up:  # back up: leave by the top, arrive at the bottom
+            leave, y1 = source.y, tops[up] - gap / 2 + shift
+            arrive, y2 = target.bottom, tops[down] + heights[down] + gap / 2 + shift
+        else:
+            leave, y1 = source.bottom, tops[up] + heights[up] + gap / 2 + shift
+            arrive, y2 = target.y, tops[down] - gap / 2 + shift
+            if down == up:
+                arrive, y2 = target.bottom, y1
+        sx, tx = source.x + source.w * 0.8, target.x + target.w * 0.8
+        return [
+            ("M", [(sx, leave)]),
+            ("L", [(sx, y1)]),
+            ("L", [(lane, y1)]),
+            ("L", [(lane, y2)]),
+            ("L", [(tx, y2)]),
+            ("L", [(tx, arrive)]),
+        ]
