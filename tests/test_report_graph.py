@@ -57,6 +57,11 @@ class Drawn:
     box: tuple[float, float, float, float]
 
 
+def _pair(text: str) -> tuple[float, float]:
+    x, y = text.split(",")
+    return float(x), float(y)
+
+
 def _rect(element: ET.Element) -> tuple[float, float, float, float]:
     rect = element.find(".//rect")
     if rect is None:  # a diamond
@@ -113,7 +118,7 @@ def _path_points(d: str) -> list[tuple[float, float]]:
     """Points along an SVG path of `M`, `L` and `C` commands, 24 per piece."""
     points: list[tuple[float, float]] = []
     for command, args in re.findall(r"([MLC])([^MLC]*)", d):
-        given = [tuple(map(float, p.split(","))) for p in args.split()]
+        given = [_pair(p) for p in args.split()]
         if command == "M":
             points.append(given[0])
         elif command == "L":
