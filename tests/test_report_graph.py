@@ -67,9 +67,7 @@ def _rect(element: ET.Element) -> tuple[float, float, float, float]:
     if rect is None:  # a diamond
         polygon = element.find(".//polygon")
         assert polygon is not None
-        points = [
-            tuple(map(float, p.split(","))) for p in polygon.attrib["points"].split()
-        ]
+        points = [_pair(p) for p in polygon.attrib["points"].split()]
         xs, ys = [p[0] for p in points], [p[1] for p in points]
         return min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys)
     x, y, w, h = (float(rect.attrib[k]) for k in ("x", "y", "width", "height"))
