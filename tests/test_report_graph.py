@@ -145,6 +145,19 @@ def _path_points(d: str) -> list[tuple[float, float]]:
     return points
 
 
+def _assert_labels_miss_boxes(svg: ET.Element) -> None:
+    """No arrow's label lies on a box (labels are 10 px monospace)."""
+    boxes = [d.box for d in _drawn(svg, "node")]
+    for group in svg.iter("g"):
+        text = group.find("text") if group.attrib.get("class") == "edge" else None
+        if text is None:
+            continue
+        x, y = float(text.attrib["x"]), float(text.attrib["y"])
+        label = (x, y - 8, len(text.text or "") * 6.1, 10)
+        for box in boxes:
+            assert not _overlap(label, box), (text.text, label, box)
+
+
 def _assert_arrows_miss_boxes(svg: ET.Element) -> None:
     """No arrow passes through a box other than its ends and what they hold."""
     drawn = {d.key: d.box for d in _drawn(svg, "node") + _drawn(svg, "cluster")}
@@ -188,6 +201,7 @@ def _assert_laid_out(svg: ET.Element) -> None:
     for x, y, w, h in boxes + frames:
         assert x >= 0 and x + w <= width and y >= 0 and y + h <= height
     _assert_arrows_miss_boxes(svg)
+    _assert_labels_miss_boxes(svg)
 
 
 def _schedule() -> PipelineGraph:
@@ -323,7 +337,7 @@ def test_jumps_from_a_box_with_neighbours_go_round_them() -> None:
         "digraph fork { a -> b; a -> c; a -> e; b -> d; c -> d; e -> d;"
         ' b -> a [constraint=false, label="jump"]; c -> c [constraint=false];'
         " b -> e [constraint=false]; c -> b [constraint=false];"
-        " d -> c [constraint=false]; b -> b [constraint=false]; }"
+        ' d -> c [constraint=false]; b -> b [constraint=false, label="again"]; }'
     )
     svg = ET.fromstring(render_svg(diagram, "fork"))
     assert len(_edges(svg)) == 12

@@ -47,6 +47,7 @@ _WAYPOINT_WEIGHT = 0.02
 """How much less a waypoint's wish counts than a box's: boxes stand straight,
 long edges make way."""
 _PORT_STEP = 14
+_LOOP = 16
 
 Point = tuple[float, float]
 
@@ -261,6 +262,8 @@ class _Arranger:
         self.paths: list[tuple[Edge, list[int]]] = []
         self.lanes: list[tuple[Edge, int, int]] = []
         self._layers: list[list[int]] = []
+        self.loop_room: dict[int, float] = {}
+        """Room to the right of a member for its self-loop."""
 
     def arrange(self) -> _Level:
         if not self.keys:
@@ -283,8 +286,13 @@ class _Arranger:
             if edge.constraint and s != t:
                 ordering.append((edge, s, t))
                 out[s].append(t)
-            else:
-                self.lanes.append((edge, s, t))
+                continue
+            if s == t:  # a self-loop: room for it and its label to the right
+                room = _LOOP + (
+                    text_width(edge.label, NOTE_FONT) + 3 if edge.label else 0
+                )
+                self.loop_room[s] = max(self.loop_room.get(s, 0.0), room)
+            self.lanes.append((edge, s, t))
         closing = self._cycle_closers(out)
         forward: list[tuple[Edge, int, int]] = []
         for edge, s, t in ordering:
@@ -387,7 +395,7 @@ class _Arranger:
     def _gap(self, a: int, b: int) -> float:
         members = len(self.keys)
         gap = _WAYPOINT_GAP if a >= members or b >= members else _NODE_GAP
-        return (self.width[a] + self.width[b]) / 2 + gap
+        return (self.width[a] + self.width[b]) / 2 + gap + self.loop_room.get(a, 0.0)
 
     def _place_x(self, layers: list[list[int]]) -> None:
         self.center = [0.0] * len(self.rank)
@@ -446,7 +454,10 @@ class _Arranger:
             width, height = self.sizes[key]
             top = tops[self.rank[i]] + (heights[self.rank[i]] - height) / 2
             rects[key] = Rect(self.center[i] - width / 2, top, width, height)
-        width = max(self.center[v] + self.width[v] / 2 for v in range(len(self.rank)))
+        width = max(
+            self.center[v] + self.width[v] / 2 + self.loop_room.get(v, 0.0)
+            for v in range(len(self.rank))
+        )
         routes = self._forward_routes(rects, tops, heights)
         lanes, width, height = self._lane_routes(rects, tops, heights, gap, width)
         return _Level(width, height, rects, routes + lanes, {})
@@ -517,7 +528,7 @@ class _Arranger:
         for number, (edge, s, t) in enumerate(self.lanes):
             source, target = rects[self.keys[s]], rects[self.keys[t]]
             if s == t:
-                peak = source.right + _NODE_GAP - 6
+                peak = source.right + _LOOP - 4
                 start, end = (
                     (source.right, source.cy - 5),
                     (source.right, source.cy + 5),
