@@ -12,8 +12,10 @@ import itertools
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
+from html import unescape
 from pathlib import Path
 
+from report_support import INPUT
 from xdsl.dialects.builtin import StringAttr
 
 from passflow import OperationPass, PassManager, ir
@@ -342,3 +344,37 @@ def test_jumps_from_a_box_with_neighbours_go_round_them() -> None:
     svg = ET.fromstring(render_svg(diagram, "fork"))
     assert len(_edges(svg)) == 12
     _assert_laid_out(svg)
+
+
+def test_the_pass_graph_dot_source_reads_back_as_the_drawn_graph(
+    tmp_path: Path,
+) -> None:
+    """The DOT offered under the pass graph is the graph drawn: read back and
+    drawn again, it has the same boxes, frames and arrows (a frame's key gains
+    Graphviz's `cluster_` prefix)."""
+    path = tmp_path / "report.html"
+    pm = PassManager()
+    parse_pass_pipeline_into(
+        "func.func(canonicalize,cse),any(cse,canonicalize),symbol-dce", pm
+    )
+    pm.enable_report(str(path))
+    pm.run(ir.parse_module(INPUT))
+    html = path.read_text()
+    drawn = _svgs(html)["run-1-passes"]
+    source = re.search(r'<details class="dot">.*?<pre>(.*?)</pre>', html, re.S)
+    assert source is not None
+    (diagram,) = read_dot(unescape(source[1]))
+    again = ET.fromstring(render_svg(diagram, "again"))
+
+    def key(name: str) -> str:
+        return name.removeprefix("cluster_")
+
+    def shape(svg: ET.Element) -> tuple[object, ...]:
+        return (
+            [(key(d.key), d.label) for d in _drawn(svg, "node")],
+            [(key(d.key), d.label) for d in _drawn(svg, "cluster")],
+            sorted((key(a), key(b)) for a, b in _edges(svg)),
+        )
+
+    assert shape(again) == shape(drawn)
+    assert len(_edges(drawn)) == 4

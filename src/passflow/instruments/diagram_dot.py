@@ -43,9 +43,11 @@ def to_dot(diagram: Diagram) -> str:
 def _members(cluster: Cluster, pad: str, lines: list[str], clusters: set[str]) -> None:
     for member in cluster.members:
         if isinstance(member, Box):
-            tooltip = f", tooltip={_quote(member.tooltip)}" if member.tooltip else ""
+            extra = f", tooltip={_quote(member.tooltip)}" if member.tooltip else ""
+            if member.fill != "#ffffff":
+                extra += f", style=filled, fillcolor={_quote(member.fill)}"
             lines.append(
-                f"{pad}{_quote(member.key)} [label={_quote(member.label)}{tooltip}];"
+                f"{pad}{_quote(member.key)} [label={_quote(member.label)}{extra}];"
             )
             continue
         clusters.add(member.key)

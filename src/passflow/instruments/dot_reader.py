@@ -10,8 +10,9 @@ after the other), node and edge statements with attribute lists, chains
 `a -> b -> c`, `subgraph`s (a `cluster_*` one is a frame, any other lends its
 members to the enclosing one), `graph`/`node`/`edge` defaults and `k=v`
 statements. Attributes drawn: `label`, `tooltip`, `shape` (diamond, plaintext),
-`style` (dashed, dotted), `color`, and `constraint=false` (an arc aside, as a
-jump). HTML labels, ports and edges to whole subgraphs raise `DotSyntaxError`.
+`style` (dashed, dotted), `color`, `fillcolor`, and `constraint=false` (an arc aside, as a
+jump). An invisible node (`style=invis`) stands for the frame it is in: edges
+to it meet that frame (how `diagram_dot` writes an edge to a frame). HTML labels, ports and edges to whole subgraphs raise `DotSyntaxError`.
 """
 
 from __future__ import annotations
@@ -86,6 +87,8 @@ class _Reader:
         self.boxes: dict[str, Box] = {}
         self.keys: set[str] = set()
         self.edges: list[Edge] = []
+        self.frames: dict[str, str] = {}
+        """Invisible nodes, by name: the cluster each stands for."""
 
     def peek(self) -> str:
         return self.tokens[self.position] if self.position < len(self.tokens) else ""
@@ -112,10 +115,13 @@ class _Reader:
             if kind not in ("digraph", "graph"):
                 raise DotSyntaxError(f"expected digraph, got {kind!r}")
             name = self.identifier() if self.peek() != "{" else ""
-            self.boxes, self.keys, self.edges = {}, set(), []
+            self.boxes, self.keys, self.edges, self.frames = {}, set(), [], {}
             root = Cluster("", name)
             self.take("{")
             self.statements(_Scope(root))
+            for edge in self.edges:
+                edge.source = self.frames.get(edge.source, edge.source)
+                edge.target = self.frames.get(edge.target, edge.target)
             diagrams.append(Diagram(name or "graph", root, self.edges))
         return diagrams
 
@@ -204,7 +210,13 @@ class _Reader:
         self.statements(inner)
 
     def node(self, scope: _Scope, name: str, found: dict[str, str]) -> None:
+        if name in self.frames:
+            return
         box = self.boxes.get(name)
+        if box is None and "invis" in found.get("style", ""):
+            # Graphviz's idiom for an edge to a frame: an invisible node inside.
+            self.frames[name] = scope.cluster.key
+            return
         if box is None:
             if name in self.keys:
                 raise DotSyntaxError(f"{name!r} names two things")
@@ -226,6 +238,9 @@ class _Reader:
             )
         if "style" in found:
             box.stroke = _stroke(found["style"])
+        fill = found.get("fillcolor", "")
+        if _COLOR.fullmatch(fill):
+            box.fill = fill
 
     @staticmethod
     def edge(source: str, target: str, found: dict[str, str]) -> Edge:

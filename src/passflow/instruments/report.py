@@ -173,7 +173,8 @@ class RunReport(PassInstrumentation):
         return stack
 
     def set_graph(self, text: str | None) -> None:
-        """The pipeline graph (DOT text) of the next run, shown with its tree."""
+        """The pipeline graph (DOT text) of the next run, drawn above its tree
+        with the text beside it (DOT the drawing does not read is shown as text)."""
         if self._current is not None:
             self._current.graph = text
         else:
