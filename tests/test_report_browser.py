@@ -16,11 +16,10 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, sync_playwright
-from report_support import INPUT, PIPELINE
-from xdsl.dialects.builtin import StringAttr
+from report_support import INPUT, PIPELINE, JumpOnce
 
-from passflow import OperationPass, OpPassManager, PassManager, ir
-from passflow.graph import JUMP_TARGET_ATTRIBUTE, PipelineGraph, dump_pipeline_graphs
+from passflow import OpPassManager, PassManager, ir
+from passflow.graph import PipelineGraph, dump_pipeline_graphs
 from passflow.pipeline_text import parse_pass_pipeline_into
 from passflow.tools import opt
 
@@ -183,22 +182,9 @@ def test_clicking_a_pass_in_the_graph_opens_its_row(page: Page, tmp_path: Path) 
     assert errors == []
 
 
-class SimplifyAgain(OperationPass):
-    """Asks for its stage, `simplify`, to run once more."""
-
-    argument = "simplify-again"
-    op_name = "builtin.module"
-
-    def run_on_operation(self) -> None:
-        module = self.get_operation()
-        if "again" not in module.attributes:
-            module.attributes["again"] = StringAttr("yes")
-            module.attributes[JUMP_TARGET_ATTRIBUTE] = StringAttr("simplify")
-
-
 def _simplify(pm: OpPassManager) -> None:
     parse_pass_pipeline_into("func.func(canonicalize)", pm)
-    pm.add(SimplifyAgain())
+    pm.add(JumpOnce("simplify"))
 
 
 def _compiler() -> PipelineGraph:

@@ -15,11 +15,10 @@ from dataclasses import dataclass
 from html import unescape
 from pathlib import Path
 
-from report_support import INPUT
-from xdsl.dialects.builtin import StringAttr
+from report_support import INPUT, JumpOnce
 
 from passflow import OperationPass, PassManager, ir
-from passflow.graph import JUMP_TARGET_ATTRIBUTE, PipelineGraph, dump_pipeline_graphs
+from passflow.graph import PipelineGraph, dump_pipeline_graphs
 from passflow.instruments.diagram_svg import render_svg
 from passflow.instruments.dot_reader import read_dot
 from passflow.instruments.report import RunReport
@@ -36,19 +35,6 @@ class OddPass(OperationPass):
 
     def run_on_operation(self) -> None:
         pass
-
-
-class LoopOnce(OperationPass):
-    """Jumps back to the stage `ODD` once."""
-
-    argument = "loop-once"
-    op_name = "builtin.module"
-
-    def run_on_operation(self) -> None:
-        module = self.get_operation()
-        if "looped" not in module.attributes:
-            module.attributes["looped"] = StringAttr("yes")
-            module.attributes[JUMP_TARGET_ATTRIBUTE] = StringAttr(ODD)
 
 
 @dataclass(frozen=True)
@@ -213,7 +199,7 @@ def _schedule() -> PipelineGraph:
         ODD,
         ["first"],
         jump_targets=[ODD],
-        populate=lambda pm: pm.add(LoopOnce()),
+        populate=lambda pm: pm.add(JumpOnce(ODD)),
     )
     graph.register_pipeline("last", [ODD])
     return graph
@@ -237,7 +223,7 @@ def test_the_pass_tree_and_the_schedule_are_drawn_escaped_and_linked(
 
     passes = svgs["run-1-passes"]
     boxes = _drawn(passes, "node")
-    assert [b.label for b in boxes] == [ODD, "canonicalize", "cse", "loop-once"]
+    assert [b.label for b in boxes] == [ODD, "canonicalize", "cse", "report-jump-once"]
     frames = _drawn(passes, "cluster")
     assert [f.label for f in frames] == [
         "'func.func' Pipeline",
