@@ -3,8 +3,9 @@
 by Playwright. The pass list, a diff and the timing chart must render, the
 script must work, and the console must stay free of errors.
 
-The screenshot goes to a temporary directory; with PASSFLOW_UPDATE_SCREENSHOT=1
-it replaces docs/img/report.png, the one docs/report.md shows.
+The screenshots go to a temporary directory; with PASSFLOW_UPDATE_SCREENSHOT=1
+they replace docs/img/report.png and docs/img/report-graph.png, the ones
+docs/report.md shows.
 """
 
 from __future__ import annotations
@@ -15,8 +16,11 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, sync_playwright
-from report_support import INPUT, PIPELINE
+from report_support import INPUT, PIPELINE, JumpOnce
 
+from passflow import OpPassManager, PassManager, ir
+from passflow.graph import PipelineGraph, dump_pipeline_graphs
+from passflow.pipeline_text import parse_pass_pipeline_into
 from passflow.tools import opt
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -152,3 +156,85 @@ def test_a_thousand_function_report_is_found_through_its_filter(
     page.locator("#filter-pass").fill("crash")
     assert not cse.is_visible()
     assert failing.is_visible()
+
+
+def test_clicking_a_pass_in_the_graph_opens_its_row(page: Page, tmp_path: Path) -> None:
+    source = tmp_path / "input.mlir"
+    source.write_text(INPUT)
+    report = tmp_path / "report.html"
+    opt.main([str(source), f"-p={PIPELINE}", f"--report={report}", "-o", "-"])
+    errors: list[str] = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    page.goto(report.as_uri())
+
+    graph = page.locator("svg#run-1-passes")
+    assert graph.is_visible()
+    labels = graph.locator("g.node text.label").all_text_contents()
+    assert labels == ["canonicalize", "cse", "test-stats-pass", "test-pass-failure"]
+    row = page.locator("li.pass[data-name=CSE]")
+    diff = row.locator("pre.diff")
+    assert not diff.is_visible()
+    graph.locator("g.node", has_text="cse").locator("a.goto").click()
+    assert diff.is_visible()  # the pass's row is open, its diff shown
+    assert page.url.endswith(f"#{row.get_attribute('id')}")
+    top = row.bounding_box()
+    assert top is not None and 0 <= top["y"] < 760  # scrolled to
+    assert errors == []
+
+
+def _simplify(pm: OpPassManager) -> None:
+    parse_pass_pipeline_into("func.func(canonicalize)", pm)
+    pm.add(JumpOnce("simplify"))
+
+
+def _compiler() -> PipelineGraph:
+    """A schedule with a fork, a join, a choice and a jump."""
+    graph = PipelineGraph("my-compiler")
+    graph.register_pipeline("frontend")
+    graph.register_pipeline(
+        "simplify",
+        ["frontend"],
+        jump_targets=["simplify"],
+        populate=_simplify,
+    )
+    graph.register_pipeline("analyse", ["frontend"], populate="func.func(cse)")
+    graph.register_choice(
+        "device",
+        ["gpu", "cpu"],
+        ["simplify", "analyse"],
+        select=lambda op: "cpu",
+    )
+    graph.register_pipeline("gpu", populate="func.func(cse)")
+    graph.register_pipeline("cpu", populate="func.func(canonicalize)")
+    graph.register_pipeline("lower", ["device"], populate="symbol-dce")
+    return graph
+
+
+def test_clicking_a_stage_in_the_pipeline_graph_opens_its_row(
+    page: Page, tmp_path: Path
+) -> None:
+    report = tmp_path / "report.html"
+    pm = PassManager()
+    pm.add(_compiler().create_schedule().as_pass())
+    pm.enable_report(str(report)).set_graph(dump_pipeline_graphs(pm, "dot"))
+    pm.run(ir.parse_module(INPUT))
+    errors: list[str] = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    page.goto(report.as_uri())
+
+    graph = page.locator("svg[id^=run-1-graph-]")
+    assert graph.count() == 1 and graph.is_visible()
+    labels = graph.locator("g.node text.label").all_text_contents()
+    assert "2. simplify" in labels and "choose" in labels
+    assert graph.locator("g.edge", has_text="jump").count() == 1
+    row = page.locator("li.pipeline[data-name=\"'simplify' Stage\"]")
+    assert not row.is_visible()  # inside the schedule pass's folded row
+    graph.locator("g.node", has_text="2. simplify").locator("a.goto").click()
+    assert row.is_visible()
+    assert row.locator("li.pass[data-name=Canonicalizer]").is_visible()
+
+    update = os.environ.get("PASSFLOW_UPDATE_SCREENSHOT") == "1"
+    shot = ROOT / "docs" / "img" / "report-graph.png" if update else tmp_path / "g.png"
+    page.locator("details.graph").screenshot(path=str(shot))
+    assert shot.read_bytes().startswith(b"\x89PNG")
+    assert errors == []

@@ -12,8 +12,11 @@
   pass's diagnostics;
 * the statistics of each pass, and the diagnostics and remarks emitted while it
   ran, beside that pass;
+* the pass pipeline tree drawn as a graph (inline SVG, laid out here, no
+  Graphviz), each pass's box a link to its row;
 * the pipeline graph, when the tool hands one in (`set_graph`: this layer is
-  below `passflow.graph`, so it takes the text rather than the graph).
+  below `passflow.graph`, so it takes the DOT text rather than the graph), drawn
+  the same way, its stages linked to their rows, with the DOT text beside it.
 
 The HTML has its CSS and script inline and references nothing outside itself, so
 it opens offline from a mail attachment or a CI artifact.
@@ -33,6 +36,7 @@ where every diagnostic lands beside its pass.
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 from collections.abc import Iterator
@@ -41,6 +45,7 @@ from dataclasses import dataclass, field
 from passflow import ir
 from passflow.diagnostics import Diagnostic, DiagnosticEngine
 from passflow.instrumentation import PassInstrumentation, PipelineParentInfo
+from passflow.instruments.diagram import Box, Cluster, Diagram, Edge
 from passflow.ir import Operation
 from passflow.output_file import write_output
 from passflow.pass_base import Pass
@@ -168,7 +173,8 @@ class RunReport(PassInstrumentation):
         return stack
 
     def set_graph(self, text: str | None) -> None:
-        """The pipeline graph (DOT text) of the next run, shown with its tree."""
+        """The pipeline graph (DOT text) of the next run, drawn above its tree
+        with the text beside it (DOT the drawing does not read is shown as text)."""
         if self._current is not None:
             self._current.graph = text
         else:
@@ -361,6 +367,10 @@ li.node.leaf>details>summary::before{visibility:hidden}
 .optime,.delta,.optimes{color:#555;font-variant-numeric:tabular-nums}
 .controls label{margin-right:1em}.hidden{display:none}
 .failure pre.before{border-left:3px solid #f3c0c0}
+.diagram-wrap{overflow:auto;max-height:80vh;border:1px solid #eee;margin:.3em 0}
+svg.diagram a.goto{cursor:pointer}svg.diagram a.goto:hover rect{stroke-width:2}
+li.node.flash>details>summary{background:#fff3b0}
+details.dot{margin:.3em 0 .8em}
 """
 
 _SCRIPT = """
@@ -404,6 +414,28 @@ document.getElementById('only-changed').addEventListener('change', applyFilters)
 document.getElementById('expand').addEventListener('click', function () {
   document.querySelectorAll('details').forEach(function (d) { d.open = true; });
 });
+function reveal(id) {
+  var row = document.getElementById(id);
+  if (!row || !row.classList.contains('node')) { return false; }
+  row.classList.remove('hidden');
+  for (var e = row; e; e = e.parentElement) {
+    if (e.tagName === 'DETAILS') { e.open = true; }
+  }
+  var own = row.querySelector(':scope > details');
+  if (own) { own.open = true; }
+  row.scrollIntoView({block: 'start'});
+  row.classList.add('flash');
+  setTimeout(function () { row.classList.remove('flash'); }, 1500);
+  return true;
+}
+document.addEventListener('click', function (event) {
+  var link = event.target.closest ? event.target.closest('a.goto') : null;
+  if (link && reveal(link.getAttribute('data-target'))) {
+    event.preventDefault();
+    history.replaceState(null, '', '#' + link.getAttribute('data-target'));
+  }
+});
+if (location.hash) { reveal(decodeURIComponent(location.hash.slice(1))); }
 """
 
 
@@ -503,13 +535,36 @@ def _failure_html(failure: _Failure) -> str:
     )
 
 
-def _node_html(report: RunReport, node: _Node, total: float, out: list[str]) -> None:
+def _shown(node: _Node) -> _Node:
+    """The node shown in `node`'s place: an adaptor with one nested pipeline is
+    shown as that pipeline, as --mlir-timing does."""
+    while node.kind == "adaptor" and len(node.children) == 1 and not node.diagnostics:
+        node = next(iter(node.children.values()))
+    return node
+
+
+def _anchors(number: int, top: list[_Node]) -> dict[int, str]:
+    """An id for every shown node of run `number` (by `id(node)`): the rows'
+    anchors, which the graph's boxes link to."""
+    anchors: dict[int, str] = {}
+    stack = list(reversed(top))
+    while stack:
+        node = _shown(stack.pop())
+        anchors[id(node)] = f"run-{number}-node-{len(anchors) + 1}"
+        stack.extend(reversed(node.children.values()))
+    return anchors
+
+
+def _node_html(
+    report: RunReport,
+    node: _Node,
+    total: float,
+    anchors: dict[int, str],
+    out: list[str],
+) -> None:
     from html import escape
 
-    if node.kind == "adaptor" and len(node.children) == 1 and not node.diagnostics:
-        # One nested pipeline: show it in the adaptor's place, as --mlir-timing does.
-        _node_html(report, next(iter(node.children.values())), total, out)
-        return
+    node = _shown(node)
     width = min(100.0, node.wall / total * 100) if total > 0 else 0.0
     cpu_width = min(100.0, node.cpu / total * 100) if total > 0 else 0.0
     badges = ""
@@ -522,7 +577,8 @@ def _node_html(report: RunReport, node: _Node, total: float, out: list[str]) -> 
     opened = " open" if node.kind != "pass" or node.failures else ""
     head = len(out)
     out.append(
-        f'<li class="node {node.kind}" data-name="{escape(node.name)}" '
+        f'<li class="node {node.kind}" id="{anchors[id(node)]}" '
+        f'data-name="{escape(node.name)}" '
         f'data-argument="{escape(node.argument)}" data-changed="{node.changed}" '
         f'data-diagnostics="{len(node.diagnostics)}">'
         f"<details{opened}><summary>"
@@ -577,7 +633,7 @@ def _node_html(report: RunReport, node: _Node, total: float, out: list[str]) -> 
     if node.children:
         out.append('<ul class="tree">')
         for child in node.children.values():
-            _node_html(report, child, total, out)
+            _node_html(report, child, total, anchors, out)
         out.append("</ul>")
     out.append("</details></li>")
 
@@ -615,20 +671,147 @@ def render_html(report: RunReport) -> str:
             f"<tr><td>pass time</td><td>{_ms(total)} wall</td></tr>"
             f"<tr><td>changes</td><td>{changed}</td></tr></table>"
         )
+        anchors = _anchors(number, top)
+        if top:
+            out.extend(_pass_graph_html(number, top, anchors))
+        if run.graph:
+            out.extend(_schedule_graph_html(number, run.graph, top, anchors))
         out.append('<ul class="tree pass-list">')
         for node in top:
-            _node_html(report, node, total, out)
+            _node_html(report, node, total, anchors, out)
         out.append("</ul>")
         if run.loose:
             out.append("<h3>Diagnostics outside any pass</h3>")
             out.append('<ul class="diagnostics loose">')
             out.extend(_diagnostic_items(run.loose))
             out.append("</ul>")
-        if run.graph:
-            out.append(
-                '<details class="graph"><summary>pipeline graph (DOT)</summary>'
-                f"<pre>{escape(run.graph)}</pre></details>"
-            )
         out.append("</section>")
     out.append(f"<script>{_SCRIPT}</script></body></html>\n")
     return "\n".join(out)
+
+
+# --- graphs ----------------------------------------------------------------------
+
+
+def _pass_diagram(top: list[_Node], anchors: dict[int, str]) -> Diagram:
+    """The pass pipeline tree as a diagram: a box per pass, a frame per nested
+    pipeline (an adaptor running several, a pass running dynamic ones), arrows
+    in run order; an adaptor's pipelines stand side by side (they run on
+    different ops)."""
+    edges: list[Edge] = []
+
+    def chain(items: list[Box | Cluster]) -> None:
+        edges.extend(Edge(a.key, b.key) for a, b in itertools.pairwise(items))
+
+    def item(node: _Node) -> Box | Cluster:
+        node = _shown(node)
+        key = anchors[id(node)]
+        summary = f"{node.name}: {_ms(node.wall)} wall, {node.runs} run(s)"
+        if node.changed:
+            summary += f", changed {node.changed} op(s)"
+        if node.failures:
+            summary += f", failed {node.failures} time(s)"
+        if not node.children and node.kind == "pass":
+            fill = (
+                "#f3c0c0" if node.failures else "#cfe8cf" if node.changed else "#ffffff"
+            )
+            return Box(
+                key,
+                node.argument or node.name,
+                note=_ms(node.wall),
+                tooltip=summary,
+                href=f"#{key}",
+                fill=fill,
+                kind=node.kind,
+            )
+        members = [item(child) for child in node.children.values()]
+        if node.kind != "adaptor":
+            chain(members)
+        label = node.argument or node.name if node.kind == "pass" else node.name
+        return Cluster(key, label, members, summary, f"#{key}", node.kind)
+
+    items = [item(node) for node in top]
+    chain(items)
+    return Diagram("pass pipeline", Cluster("", "", items), edges)
+
+
+def _dot_source(text: str, filename: str, summary: str) -> str:
+    """A folded block with DOT text and a link that saves it (a `data:` URL:
+    nothing is fetched)."""
+    from html import escape
+    from urllib.parse import quote
+
+    return (
+        f'<details class="dot"><summary>{escape(summary)}</summary>'
+        f'<a download="{escape(filename)}" '
+        f'href="data:text/vnd.graphviz;charset=utf-8,{quote(text)}">'
+        f"save as {escape(filename)}</a><pre>{escape(text)}</pre></details>"
+    )
+
+
+def _pass_graph_html(
+    number: int, top: list[_Node], anchors: dict[int, str]
+) -> list[str]:
+    from passflow.instruments.diagram_dot import to_dot
+    from passflow.instruments.diagram_svg import render_svg
+
+    diagram = _pass_diagram(top, anchors)
+    return [
+        '<details class="pass-graph" open><summary>pass pipeline graph</summary>',
+        f'<div class="diagram-wrap">{render_svg(diagram, f"run-{number}-passes")}</div>',
+        _dot_source(
+            to_dot(diagram), f"run-{number}-passes.dot", "DOT source (for Graphviz)"
+        ),
+        "</details>",
+    ]
+
+
+def _stage_links(diagram: Diagram, top: list[_Node], anchors: dict[int, str]) -> None:
+    """Link each pipeline of a schedule to its stage's row (`'name' Stage`)."""
+    rows: dict[str, str] = {}
+    stack = list(top)
+    while stack:
+        node = _shown(stack.pop())
+        if node.kind == "pipeline":
+            rows.setdefault(node.name, anchors[id(node)])
+        stack.extend(node.children.values())
+    members: list[Box | Cluster] = list(diagram.root.members)
+    while members:
+        member = members.pop()
+        row = rows.get(f"'{member.key.removeprefix('cluster_')}' Stage")
+        if row is not None:
+            member.href = f"#{row}"
+        if isinstance(member, Cluster):
+            members.extend(member.members)
+
+
+def _schedule_graph_html(
+    number: int, text: str, top: list[_Node], anchors: dict[int, str]
+) -> list[str]:
+    """The pipeline graph drawn, each schedule under its name, with its DOT
+    text; DOT the drawing cannot read is shown as text with the reason."""
+    from html import escape
+
+    from passflow.instruments.diagram_svg import render_svg
+    from passflow.instruments.dot_reader import DotSyntaxError, read_dot
+
+    out = ['<details class="graph" open><summary>pipeline graph</summary>']
+    try:
+        diagrams = read_dot(text)
+    except DotSyntaxError as error:
+        out.append(f'<p class="undrawn">not drawn: {escape(str(error))}</p>')
+        diagrams = []
+    for index, diagram in enumerate(diagrams, 1):
+        _stage_links(diagram, top, anchors)
+        svg = render_svg(diagram, f"run-{number}-graph-{index}")
+        out.append(f"<h4>{escape(diagram.title)}</h4>")
+        out.append(f'<div class="diagram-wrap">{svg}</div>')
+    out.append(
+        _dot_source(
+            text,
+            f"run-{number}-pipeline-graph.dot",
+            "DOT source (--dump-pipeline-graph=dot)",
+        )
+    )
+    out.append("</details>")
+    return out
