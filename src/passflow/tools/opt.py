@@ -208,13 +208,14 @@ def parse_command_line(argv: Sequence[str]) -> Invocation:
 
 
 def print_help(parser: argparse.ArgumentParser) -> None:
-    from passflow.tools.pass_doc import pass_help  # lists every registered pass
+    from passflow.tools.help_cache import pass_groups  # the listing, cached
+    from passflow.tools.pass_listing import format_pass_groups
 
     parser.print_help(sys.stdout)
     sys.stdout.write(
         "\nPasses and pipelines (use as --NAME[=OPTIONS] or in --pass-pipeline):\n\n"
     )
-    sys.stdout.write(pass_help())
+    sys.stdout.write(format_pass_groups(pass_groups(), prefix="--", options=True))
 
 
 def version_text() -> str:
@@ -235,10 +236,17 @@ def run(inv: Invocation) -> int:
     if args.help:
         print_help(build_parser())
         return 0
-    if args.list_passes or args.gen_pass_doc:
-        from passflow.tools.pass_doc import generate_markdown, list_passes  # all passes
+    if args.list_passes:
+        from passflow.tools.help_cache import pass_groups  # the listing, cached
+        from passflow.tools.pass_listing import format_pass_groups
 
-        sys.stdout.write(list_passes() if args.list_passes else generate_markdown())
+        groups = pass_groups(options=False)
+        sys.stdout.write(format_pass_groups(groups, prefix="", options=False))
+        return 0
+    if args.gen_pass_doc:
+        from passflow.tools.pass_doc import generate_markdown  # imports every pass
+
+        sys.stdout.write(generate_markdown())
         return 0
     # The run (the IR, the pass manager, the passes it names) loads here: the
     # command line asks for one.
