@@ -57,7 +57,9 @@ NOT_FOR_A_SMALL_RUN = (
     "dask",
     "distributed",
     "multiprocessing",
-    "concurrent.futures.process",
+    "concurrent",
+    "logging",
+    "traceback",
     "sqlite3",
     "importlib.metadata",
     "rich",
@@ -68,10 +70,16 @@ NOT_FOR_A_SMALL_RUN = (
     "passflow.executors.dask",
     "passflow.executors.shipping",
     "passflow.executors.threads",
+    "passflow.actions",
+    "passflow.remarks",
+    "passflow.statistics_report",
     "passflow.instruments.action_logging",
     "passflow.instruments.action_profiler",
     "passflow.instruments.chrome_trace",
+    "passflow.instruments.progress",
+    "passflow.instruments.report",
     "passflow.tools.hints",
+    "passflow.tools.help_cache",
     "passflow.tools.pass_doc",
     "passflow.testing.passes",
     "passflow.testing.test_dialect",
@@ -82,7 +90,10 @@ default executor must not load: the forking machinery (the run stays within
 the serial budget), other executors and sliced runs (a file of one function
 cannot gain from them), Dask, the cache, the plugin scan
 (`importlib.metadata`), instruments and notes no flag or error asked for, the
-builder, graph and reduce layers, and passes the pipeline does not name."""
+builder, graph and reduce layers, and passes the pipeline does not name;
+`concurrent.futures` (with `logging` and `traceback`), actions and remarks
+with no handler or engine asked for, and the `test` dialect the input does not
+use."""
 
 
 def unwanted(modules: set[str], prefixes: tuple[str, ...]) -> list[str]:

@@ -13,11 +13,9 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
-from concurrent.futures import Executor
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from passflow import ir
-from passflow.actions import ActionHandler
 from passflow.analysis import AnalysisManager
 from passflow.diagnostics import (
     DiagnosticEngine,
@@ -28,26 +26,22 @@ from passflow.diagnostics import (
 from passflow.execution import ChildExecutor
 from passflow.executors import as_child_executor, threading_disabled
 from passflow.instrumentation import PassInstrumentation, PassInstrumentor
-from passflow.instruments.ir_printing import (
-    MODULE_SCOPE_THREADING_ERROR,
-    IRPrinterConfig,
-    IRPrinterInstrumentation,
-)
-from passflow.instruments.progress import ProgressBar
-from passflow.instruments.report import ObservedDiagnostics, RunReport
-from passflow.instruments.reproducer import CrashReproducer, StreamFactory
-from passflow.instruments.timing import (
-    PassTiming,
-    TimingDisplay,
-    TimingFormat,
-    TimingManager,
-)
 from passflow.ir import Context, Operation
 from passflow.manager import Nesting, OpPassManager, anchor_mismatch
 from passflow.pass_base import pipeline_identity
-from passflow.remarks import RemarkEngine
 from passflow.runner import RunState, run_pipeline
-from passflow.statistics_report import StatisticsDisplay, statistics_report
+
+if TYPE_CHECKING:  # each instrument loads when it is enabled, not with every run
+    from concurrent.futures import Executor
+
+    from passflow.actions import ActionHandler
+    from passflow.instruments.ir_printing import IRPrinterConfig
+    from passflow.instruments.progress import ProgressBar
+    from passflow.instruments.report import RunReport
+    from passflow.instruments.reproducer import CrashReproducer, StreamFactory
+    from passflow.instruments.timing import TimingDisplay, TimingFormat, TimingManager
+    from passflow.remarks import RemarkEngine
+    from passflow.statistics_report import StatisticsDisplay
 
 __all__ = ["PassManager"]
 
@@ -96,6 +90,12 @@ class PassManager(OpPassManager):
         adds nothing, as in mlir-opt. Enable printing before timing, so that the
         printing is not counted in the passes' times.
         """
+        from passflow.instruments.ir_printing import (
+            MODULE_SCOPE_THREADING_ERROR,
+            IRPrinterConfig,
+            IRPrinterInstrumentation,
+        )
+
         if config is None:
             config = IRPrinterConfig(before_all=True, after_all=True)
         if config.module_scope and not self.threading_disabled:
@@ -119,6 +119,8 @@ class PassManager(OpPassManager):
         all input chunks, with its own `Parser` and `Output` timers). Enable
         timing last, so that other instrumentations' work is not timed.
         """
+        from passflow.instruments.timing import PassTiming, TimingManager
+
         if manager is None:
             manager = self._timing = TimingManager(display, output_format)
             self._timing_stream = stream
@@ -148,6 +150,8 @@ class PassManager(OpPassManager):
         When the file cannot be written, `run` raises `OutputFileError` (after
         the run's diagnostics were delivered).
         """
+        from passflow.instruments.report import ObservedDiagnostics, RunReport
+
         report = RunReport(target) if isinstance(target, str) else target
         self._report = report
         self.diagnostics = ObservedDiagnostics(self.diagnostics, report)
@@ -158,6 +162,8 @@ class PassManager(OpPassManager):
         """Statistics, then the owned timing report (MLIR's order), then the
         HTML run report's file."""
         if self._statistics is not None:
+            from passflow.statistics_report import statistics_report
+
             out = self._statistics_stream or sys.stderr
             out.write(statistics_report(self, self._statistics))
             out.flush()
@@ -171,6 +177,8 @@ class PassManager(OpPassManager):
     ) -> ProgressBar:
         """Show a live progress bar on `stream` (stderr) when it is a terminal
         (or always, with `force`)."""
+        from passflow.instruments.progress import ProgressBar
+
         self._progress = ProgressBar(stream, force=force)
         self.instrumentor.add(self._progress)
         return self._progress
@@ -215,6 +223,8 @@ class PassManager(OpPassManager):
                 "Local crash reproduction can't be setup on a pass-manager without "
                 "disabling multi-threading first."
             )
+        from passflow.instruments.reproducer import CrashReproducer
+
         self._reproducer = CrashReproducer(target, local)
         self.instrumentor.add(self._reproducer, first=True)
 
