@@ -25,11 +25,11 @@ import sys
 import tempfile
 import zlib
 from pathlib import Path
-from typing import Any
 
 import xdsl
 
 import passflow
+from passflow.tools.file_stamps import current, manifest
 from passflow.tools.pass_listing import PassEntry, PassGroup
 
 __all__ = ["CACHE_ENV", "cache_directory", "pass_groups", "read", "write"]
@@ -38,9 +38,6 @@ CACHE_ENV = "PASSFLOW_HELP_CACHE"
 """A directory for the cache, or `off`."""
 
 _FORMAT = 1
-
-Stamp = list[Any]
-"""`[path, size, mtime_ns]`, as JSON keeps it."""
 
 
 def cache_directory() -> Path | None:
@@ -77,35 +74,13 @@ def _path(directory: Path, environment: str) -> Path:
     return directory / f"listing-{zlib.crc32(environment.encode()):08x}.json"
 
 
-def _stamp(path: str) -> Stamp | None:
-    try:
-        status = os.stat(path)
-    except OSError:
-        return None
-    return [path, status.st_size, status.st_mtime_ns]
-
-
-def _manifest() -> list[Stamp]:
-    """The stamp of every loaded module's file and every `sys.path` directory."""
-    paths = {entry or "." for entry in sys.path}
-    for module in list(sys.modules.values()):
-        file = getattr(module, "__file__", None)
-        if isinstance(file, str):
-            paths.add(file)
-    return [stamp for path in sorted(paths) if (stamp := _stamp(path)) is not None]
-
-
-def _current(manifest: list[Stamp]) -> bool:
-    return all(_stamp(path) == [path, size, mtime] for path, size, mtime in manifest)
-
-
 def read(directory: Path) -> list[PassGroup] | None:
     """The cached listing, if one was built in this environment from code that
     has not changed since; else None."""
     environment = _environment()
     try:
         data = json.loads(_path(directory, environment).read_text())
-        if data["environment"] != environment or not _current(data["manifest"]):
+        if data["environment"] != environment or not current(data["manifest"]):
             return None
         return [
             PassGroup(
@@ -133,7 +108,7 @@ def write(directory: Path, groups: list[PassGroup]) -> None:
         directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         data = {
             "environment": environment,
-            "manifest": _manifest(),
+            "manifest": manifest(),
             "groups": groups_data,
         }
         handle, temporary = tempfile.mkstemp(dir=directory, suffix=".tmp")
