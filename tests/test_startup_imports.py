@@ -156,3 +156,26 @@ def test_declaring_the_flags_loads_no_ir() -> None:
     )
     heavy = ("xdsl.ir", "passflow.ir", "passflow.pass_manager", "passflow.registry")
     assert unwanted(modules, heavy) == []
+
+
+def test_the_client_of_a_server_loads_no_ir() -> None:
+    """With `PASSFLOW_SERVER` set, `passflow-opt` relays the run before it
+    imports anything of the IR, the tool or the pass manager."""
+    code = (
+        "import sys\n"
+        "from passflow.tools import opt_client\n"
+        "print(*sorted(sys.modules))\n"
+    )
+    modules = set(
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        ).stdout.split()
+    )
+    heavy = (
+        "xdsl",
+        "passflow.ir",
+        "passflow.tools.opt",
+        "passflow.registry",
+        "argparse",
+    )
+    assert unwanted(modules, heavy) == []
