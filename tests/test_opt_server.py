@@ -174,9 +174,9 @@ def test_a_client_with_other_interpreter_variables_runs_here(
         tmp_path, CANON_CSE, "one.mlir", server=server.socket, PYTHONHASHSEED="7"
     )
     assert seeded.stderr.startswith(
-        b"passflow-opt: note: the server runs another Python, passflow or "
-        b"interpreter variables (PYTHON*, LANG, LC_*) than this command; running in "
-        b"this process"
+        b"passflow-opt: note: the server runs another Python, its flags, passflow "
+        b"or interpreter variables (PYTHON*, LANG, LC_*) than this command; running "
+        b"in this process"
     )
     assert seeded.status == 0 and b"arith.muli %a, %a" in seeded.stdout
 

@@ -24,6 +24,7 @@ itself, after a note.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import importlib
 import io
@@ -167,16 +168,32 @@ def serve(listener: socket.socket, server: _Server) -> NoReturn:
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)
     uid = os.getuid()
     while True:
-        connection, _ = listener.accept()
+        try:
+            connection, _ = listener.accept()
+        except OSError:  # out of descriptors, say: the client sees no server
+            time.sleep(0.1)
+            continue
         with connection:
-            if peer_uid(connection) != uid:
-                continue
-            # No signal may run the server's handler in the handler process.
-            signal.pthread_sigmask(signal.SIG_BLOCK, _STOP)
-            pid = os.fork()
-            if pid == 0:
-                _handler_process(listener, connection, server)
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP)
+            try:
+                if peer_uid(connection) != uid:
+                    continue
+                _fork_handler(listener, connection, server)
+            except OSError as err:  # cannot fork: the client runs it itself
+                with contextlib.suppress(OSError):
+                    send(connection, {"refused": f"the server cannot fork ({err})"})
+
+
+def _fork_handler(
+    listener: socket.socket, connection: socket.socket, server: _Server
+) -> None:
+    # No signal may run the server's handler in the handler process.
+    signal.pthread_sigmask(signal.SIG_BLOCK, _STOP)
+    try:
+        pid = os.fork()
+        if pid == 0:
+            _handler_process(listener, connection, server)
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP)
 
 
 def _handler_process(
@@ -201,8 +218,8 @@ def _refusal(request: dict[str, Any], fds: list[int], server: _Server) -> str | 
     theirs = request.get("identity")
     if theirs != server.identity:
         return (
-            "the server runs another Python, passflow or interpreter variables "
-            "(PYTHON*, LANG, LC_*) than this command"
+            "the server runs another Python, its flags, passflow or interpreter "
+            "variables (PYTHON*, LANG, LC_*) than this command"
         )
     if not current(server.stamps):
         return "passflow or a module the server loaded changed since it started"
@@ -338,7 +355,7 @@ def preload(modules: Sequence[str]) -> None:
     for name in modules:
         try:
             importlib.import_module(name)
-        except ImportError as err:
+        except Exception as err:
             raise ServerError(
                 f"cannot preload '{name}': {err}", "check the --preload module name"
             ) from None

@@ -108,8 +108,8 @@ def peer_uid(sock: socket.socket) -> int:
 
 def identity() -> dict[str, Any]:
     """What must match between a client and the server for a forked run to be
-    the client's own: the interpreter, where passflow is imported from, and the
-    variables that set the interpreter up when it starts (`PYTHONHASHSEED`,
+    the client's own: the interpreter and its flags, where passflow is imported
+    from, and the variables that set the interpreter up when it starts (`PYTHONHASHSEED`,
     `PYTHONPATH`, encodings), which a forked process cannot take from the
     client."""
     package = sys.modules["passflow"].__file__
@@ -118,4 +118,9 @@ def identity() -> dict[str, Any]:
         for name, value in os.environ.items()
         if name.startswith("PYTHON") or name in _INTERPRETER_VARIABLES
     }
-    return {"python": sys.executable, "passflow": package, "variables": variables}
+    return {
+        "python": sys.executable,
+        "flags": list(sys.flags),
+        "passflow": package,
+        "variables": variables,
+    }
