@@ -65,6 +65,7 @@ def start(directory: Path, *flags: str, env: dict[str, str] | None = None) -> Se
     )
     assert process.stdout is not None
     assert process.stdout.readline() == f"passflow-opt-server: listening on {path}\n"
+    assert path.stat().st_mode & 0o077 == 0
     return Server(path, process)
 
 
