@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from test_startup_imports import ONE_FUNCTION
 
 from passflow.tools.server_wire import SERVER_ENV
 
@@ -23,15 +24,6 @@ BIN = Path(sys.executable).parent
 OPT = str(BIN / "passflow-opt")
 SERVER = str(BIN / "passflow-opt-server")
 
-ONE_FUNCTION = """\
-func.func @f(%a: i32) -> i32 {
-  %c0 = arith.constant 0 : i32
-  %0 = arith.addi %a, %c0 : i32
-  %1 = arith.addi %a, %c0 : i32
-  %2 = arith.muli %0, %1 : i32
-  func.return %2 : i32
-}
-"""
 
 SPLIT = """\
 func.func @ok() {

@@ -139,20 +139,22 @@ def test_version_loads_no_ir(flag: str) -> None:
     assert unwanted(modules, ("xdsl.ir", "xdsl.dialects", "passflow.ir")) == []
 
 
+def loaded_after(code: str) -> set[str]:
+    """The modules a fresh interpreter has loaded once it ran `code`."""
+    probe = f"{code}\nimport sys\nprint(*sorted(sys.modules))\n"
+    return set(
+        subprocess.run(
+            [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+        ).stdout.split()
+    )
+
+
 def test_declaring_the_flags_loads_no_ir() -> None:
     """`passflow-opt`'s parser (with every flag layer) is the tool's start-up:
     declaring the flags must not load the IR, the pass manager or the
     registry."""
-    code = (
-        "import sys\n"
-        "from passflow.tools.opt import build_parser\n"
-        "build_parser()\n"
-        "print(*sorted(sys.modules))\n"
-    )
-    modules = set(
-        subprocess.run(
-            [sys.executable, "-c", code], capture_output=True, text=True, check=True
-        ).stdout.split()
+    modules = loaded_after(
+        "from passflow.tools.opt import build_parser\nbuild_parser()"
     )
     heavy = ("xdsl.ir", "passflow.ir", "passflow.pass_manager", "passflow.registry")
     assert unwanted(modules, heavy) == []
@@ -161,16 +163,7 @@ def test_declaring_the_flags_loads_no_ir() -> None:
 def test_the_client_of_a_server_loads_no_ir() -> None:
     """With `PASSFLOW_SERVER` set, `passflow-opt` relays the run before it
     imports anything of the IR, the tool or the pass manager."""
-    code = (
-        "import sys\n"
-        "from passflow.tools import opt_client\n"
-        "print(*sorted(sys.modules))\n"
-    )
-    modules = set(
-        subprocess.run(
-            [sys.executable, "-c", code], capture_output=True, text=True, check=True
-        ).stdout.split()
-    )
+    modules = loaded_after("from passflow.tools import opt_client")
     heavy = (
         "xdsl",
         "passflow.ir",
