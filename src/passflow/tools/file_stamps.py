@@ -29,9 +29,11 @@ def _stamp(path: str) -> Stamp | None:
     return [path, status.st_size, status.st_mtime_ns]
 
 
-def manifest() -> list[Stamp]:
-    """The stamp of every loaded module's file and every `sys.path` directory."""
-    paths = {entry or "." for entry in sys.path}
+def manifest(*, search_path: bool = True) -> list[Stamp]:
+    """The stamp of every loaded module's file and, with `search_path`, of
+    every `sys.path` directory (for what depends on the installed entry
+    points too)."""
+    paths = {entry or "." for entry in sys.path} if search_path else set[str]()
     for module in list(sys.modules.values()):
         file = getattr(module, "__file__", None)
         if isinstance(file, str):

@@ -72,19 +72,19 @@ def relay(address: str, argv: list[str]) -> int | None:
                 address,
             )
             return None
-        if peer_uid(sock) != os.getuid():
-            _note(f"the server at '{address}' runs as another user", address)
-            return None
-        umask = os.umask(0o077)
-        os.umask(umask)
-        request = {
-            "argv": argv,
-            "cwd": os.getcwd(),
-            "env": dict(os.environ),
-            "umask": umask,
-            "identity": identity(),
-        }
         try:
+            if peer_uid(sock) != os.getuid():
+                _note(f"the server at '{address}' runs as another user", address)
+                return None
+            umask = os.umask(0o077)
+            os.umask(umask)
+            request = {
+                "argv": argv,
+                "cwd": os.getcwd(),
+                "env": dict(os.environ),
+                "umask": umask,
+                "identity": identity(),
+            }
             send(sock, request, [0, 1, 2])
             reply = _reply(sock)
         except (OSError, WireError) as err:

@@ -176,6 +176,7 @@ def serve(listener: socket.socket, server: _Server) -> NoReturn:
         with connection:
             try:
                 if peer_uid(connection) != uid:
+                    send(connection, {"refused": "the server serves its own user only"})
                     continue
                 _fork_handler(listener, connection, server)
             except OSError as err:  # cannot fork: the client runs it itself
@@ -258,7 +259,7 @@ def _wait(pid: int, connection: socket.socket, timeout: float) -> dict[str, Any]
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
-                os.killpg(pid, signal.SIGKILL)
+                _signal_group(pid, signal.SIGKILL)
                 os.waitpid(pid, 0)
                 return {
                     "stopped": f"the run took longer than the server's --timeout "
@@ -274,11 +275,16 @@ def _wait(pid: int, connection: socket.socket, timeout: float) -> dict[str, Any]
                 except (OSError, WireError):
                     message = None
                 if message is None:  # the client is gone
-                    os.killpg(pid, signal.SIGKILL)
+                    _signal_group(pid, signal.SIGKILL)
                 else:
-                    os.killpg(pid, signal.SIGINT)
+                    _signal_group(pid, signal.SIGINT)
     finally:
         os.close(ended)
+
+
+def _signal_group(pid: int, signum: int) -> None:
+    with contextlib.suppress(ProcessLookupError):  # it ended meanwhile
+        os.killpg(pid, signum)
 
 
 def _stdio(fd: int, like: object) -> io.TextIOWrapper:
@@ -397,7 +403,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         signal.signal(signum, _stop)
     try:
         preload([*PRELOAD, *args.preload])
-        server = _Server(identity(), manifest(), args.timeout)
+        # The modules only: plugins are found by each run, not preloaded.
+        server = _Server(identity(), manifest(search_path=False), args.timeout)
         gc.collect()
         gc.freeze()  # the runs share these pages with the server
         sys.stdout.write(f"{PROG}: listening on {path}\n")
