@@ -244,6 +244,8 @@ def _handle(connection: socket.socket, server: _Server) -> None:
     if pid == 0:
         os.close(connection.detach())
         _run_process(request, fds)
+    with contextlib.suppress(OSError):  # here too: a signal may come before the run's
+        os.setpgid(pid, pid)
     for fd in fds:
         os.close(fd)
     send(connection, _wait(pid, connection, server.timeout))
