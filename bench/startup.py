@@ -20,17 +20,24 @@ The children run without `PYTHONDONTWRITEBYTECODE`, so that the warm-up run
 writes the bytecode of any module edited since, as an installed tool has it
 (a module compiled from source on every start costs passflow-opt 20-40 ms).
 
+`--server` adds the same one-function and corpus rows for passflow-opt
+relayed to a `passflow-opt-server` this script starts (in a private temporary
+directory) and stops: the client's wall time is the whole cost a test suite
+sees; its CPU column is the client's alone (the run is the server's fork).
+
 `--slicing` instead times the default run on generated files around
 `passflow.tools.sliced_options.SMALL_INPUT`, sliced and whole (each forced
 through that threshold), to show where slicing starts to pay. Run:
 
     .venv/bin/python bench/startup.py [--runs 10] [--corpus-rounds 1] [--no-corpus]
+                                      [--server]
     .venv/bin/python bench/startup.py --slicing [--runs 10]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
 import subprocess
@@ -38,13 +45,14 @@ import sys
 import sysconfig
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 BIN = Path(sys.executable).parent
 PASSFLOW = str(BIN / "passflow-opt")
 XDSL = str(BIN / "xdsl-opt")
+SERVER = str(BIN / "passflow-opt-server")
 PYTHON = sys.executable
 CORPUS = Path(sysconfig.get_paths()["purelib"]) / "tests" / "filecheck" / "transforms"
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -98,11 +106,18 @@ class Run:
     status: int
 
 
-def run(command: Sequence[str]) -> Run:
+Env = dict[str, str]
+
+
+def run(command: Sequence[str], env: Env = ENV) -> Run:
     """One whole process: its wall and CPU seconds and its exit status."""
     start = time.perf_counter()
     process = subprocess.Popen(
-        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV
+        command,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
     )
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - start
@@ -110,21 +125,51 @@ def run(command: Sequence[str]) -> Run:
 
 
 def alternate(
-    a: Sequence[str], b: Sequence[str], runs: int
+    a: Sequence[str], b: Sequence[str], runs: int, env_a: Env = ENV
 ) -> tuple[list[Run], list[Run]]:
     """`runs` runs of each, A B B A A B ...: neither always goes first."""
     ours: list[Run] = []
     theirs: list[Run] = []
-    run(a)  # warm the file cache and the bytecode
+    run(a, env_a)  # warm the file cache and the bytecode
     run(b)
     for index in range(runs):
         if index % 2 == 0:
-            ours.append(run(a))
+            ours.append(run(a, env_a))
             theirs.append(run(b))
         else:
             theirs.append(run(b))
-            ours.append(run(a))
+            ours.append(run(a, env_a))
     return ours, theirs
+
+
+@contextlib.contextmanager
+def served() -> Generator[Env]:
+    """A passflow-opt-server for the block: the environment that uses it."""
+    with tempfile.TemporaryDirectory() as directory:  # mode 0700
+        socket = str(Path(directory) / "socket")
+        server = subprocess.Popen(
+            [SERVER, socket],
+            stdout=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            env=ENV,  # the clients' interpreter variables, or it refuses them
+        )
+        try:
+            assert server.stdout is not None
+            if not server.stdout.readline().startswith(
+                "passflow-opt-server: listening"
+            ):
+                raise SystemExit("passflow-opt-server did not start")
+            env = {**ENV, "PASSFLOW_SERVER": socket}
+            probe = subprocess.run(
+                [PASSFLOW, "--version"], env=env, capture_output=True, text=True
+            )
+            if probe.stderr:  # a note: the server did not run it
+                raise SystemExit(probe.stderr)
+            yield env
+        finally:
+            server.terminate()
+            server.wait()
 
 
 def median_wall(runs: list[Run]) -> float:
@@ -147,7 +192,7 @@ def row(name: str, ours: list[Run], theirs: list[Run] | None, target: str) -> No
     )
 
 
-def corpus(rounds: int) -> None:
+def corpus(rounds: int, env: Env = ENV, label: str = "corpus") -> None:
     files = sorted(CORPUS.rglob("*.mlir"))
     if not files:
         print(f"corpus: no .mlir files under {CORPUS}")
@@ -169,9 +214,9 @@ def corpus(rounds: int) -> None:
             ]
             b = [XDSL, str(path), *flags, "-p", "canonicalize"]
             if (index + round_) % 2 == 0:
-                mine, peer = run(a), run(b)
+                mine, peer = run(a, env), run(b)
             else:
-                peer, mine = run(b), run(a)
+                peer, mine = run(b), run(a, env)
             ours += mine.wall
             theirs += peer.wall
             ours_c += mine.cpu
@@ -184,7 +229,7 @@ def corpus(rounds: int) -> None:
         theirs_cpu.append(theirs_c)
     a, b = statistics.median(ours_totals), statistics.median(theirs_totals)
     ac, bc = statistics.median(ours_cpu), statistics.median(theirs_cpu)
-    name = f"corpus: {len(files)} files, total"
+    name = f"{label}: {len(files)} files, total"
     print(
         f"{name:<34} {a:>8.2f} s {ac:>8.2f} s {b:>8.2f} s {bc:>8.2f} s  "
         f"{a / b:>5.2f}x {ac / bc:>5.2f}x  <= 0.8x"
@@ -212,6 +257,22 @@ def startup(args: argparse.Namespace) -> None:
         row("one function, canonicalize,cse", ours, theirs, "<= 0.8x")
         if args.corpus:
             corpus(args.corpus_rounds)
+        if args.server:
+            with served() as env:
+                ours, theirs = alternate(
+                    [
+                        PASSFLOW,
+                        str(one),
+                        "-p",
+                        "builtin.module(func.func(canonicalize,cse))",
+                    ],
+                    [XDSL, str(one), "-p", "canonicalize,cse"],
+                    args.runs,
+                    env_a=env,
+                )
+                row("  served (passflow-opt-server)", ours, theirs, "")
+                if args.corpus:
+                    corpus(args.corpus_rounds, env, "  served corpus")
         for flag in ("--version", "--help"):
             ours, theirs = alternate([PASSFLOW, flag], [XDSL, flag], args.runs)
             row(f"{flag}", ours, theirs, "passflow-opt <= 0.15 s")
@@ -258,6 +319,11 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=10, help="runs of each (>= 10)")
     parser.add_argument("--corpus-rounds", type=int, default=1)
     parser.add_argument("--no-corpus", dest="corpus", action="store_false")
+    parser.add_argument(
+        "--server",
+        action="store_true",
+        help="also time passflow-opt relayed to a passflow-opt-server",
+    )
     parser.add_argument(
         "--slicing", action="store_true", help="sliced vs whole around SMALL_INPUT"
     )

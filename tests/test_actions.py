@@ -20,8 +20,8 @@ from passflow import (
     PassInstrumentation,
     PassManager,
     PassPipelineError,
+    actions,
     ir,
-    runner,
 )
 from passflow.actions import (
     Action,
@@ -173,7 +173,7 @@ def test_without_a_handler_no_action_is_built(
     def refuse(*args: object) -> None:
         raise AssertionError("an action was built with no handler installed")
 
-    monkeypatch.setattr(runner, "PassExecutionAction", refuse)
+    monkeypatch.setattr(actions, "PassExecutionAction", refuse)
     pipeline(Touch()).run(parse(TWO))
     assert Touch.ran == ["a", "b"]
 

@@ -92,8 +92,10 @@ IRDL = """irdl.dialect @cplx {
 """
 
 
-def opt(tmp_path: Path, *args: str, stdin: str = INPUT) -> tuple[int, str, str]:
-    env = {**os.environ, "PYTHONHASHSEED": "0"}
+def opt(
+    tmp_path: Path, *args: str, stdin: str = INPUT, **env_vars: str
+) -> tuple[int, str, str]:
+    env = {**os.environ, "PYTHONHASHSEED": "0", **env_vars}
     done = subprocess.run(
         [sys.executable, "-m", "passflow.tools.opt", *args],
         input=stdin,
@@ -324,3 +326,19 @@ def test_a_plugin_owns_what_its_modules_registered_before_it_loaded(
     finally:
         registry.unregister("count-adds")
         sys.modules.pop("early_plugin", None)
+
+
+def test_the_cached_help_has_a_listing_for_each_set_of_plugins(tmp_path: Path) -> None:
+    plugin = write(tmp_path, "count_adds.py", PASS_PLUGIN)
+    cache = {"PASSFLOW_HELP_CACHE": str(tmp_path / "help")}
+    with_plugin = [f"--load-pass-plugin={plugin}", "--help"]
+    for _ in range(2):  # built, then read from the cache
+        status, out, err = opt(tmp_path, *with_plugin, **cache)
+        assert status == 0, err
+        assert "--count-adds" in out
+        status, out, err = opt(tmp_path, "--help", **cache)
+        assert status == 0, err
+        assert "--count-adds" not in out
+    Path(plugin).write_text(PASS_PLUGIN.replace("count-adds", "count-sums"))
+    status, out, err = opt(tmp_path, *with_plugin, **cache)  # an edited plugin
+    assert "--count-sums" in out and "--count-adds" not in out

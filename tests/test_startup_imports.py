@@ -57,7 +57,9 @@ NOT_FOR_A_SMALL_RUN = (
     "dask",
     "distributed",
     "multiprocessing",
-    "concurrent.futures.process",
+    "concurrent",
+    "logging",
+    "traceback",
     "sqlite3",
     "importlib.metadata",
     "rich",
@@ -68,10 +70,16 @@ NOT_FOR_A_SMALL_RUN = (
     "passflow.executors.dask",
     "passflow.executors.shipping",
     "passflow.executors.threads",
+    "passflow.actions",
+    "passflow.remarks",
+    "passflow.statistics_report",
     "passflow.instruments.action_logging",
     "passflow.instruments.action_profiler",
     "passflow.instruments.chrome_trace",
+    "passflow.instruments.progress",
+    "passflow.instruments.report",
     "passflow.tools.hints",
+    "passflow.tools.help_cache",
     "passflow.tools.pass_doc",
     "passflow.testing.passes",
     "passflow.testing.test_dialect",
@@ -82,7 +90,10 @@ default executor must not load: the forking machinery (the run stays within
 the serial budget), other executors and sliced runs (a file of one function
 cannot gain from them), Dask, the cache, the plugin scan
 (`importlib.metadata`), instruments and notes no flag or error asked for, the
-builder, graph and reduce layers, and passes the pipeline does not name."""
+builder, graph and reduce layers, and passes the pipeline does not name;
+`concurrent.futures` (with `logging` and `traceback`), actions and remarks
+with no handler or engine asked for, and the `test` dialect the input does not
+use."""
 
 
 def unwanted(modules: set[str], prefixes: tuple[str, ...]) -> list[str]:
@@ -128,20 +139,36 @@ def test_version_loads_no_ir(flag: str) -> None:
     assert unwanted(modules, ("xdsl.ir", "xdsl.dialects", "passflow.ir")) == []
 
 
+def loaded_after(code: str) -> set[str]:
+    """The modules a fresh interpreter has loaded once it ran `code`."""
+    probe = f"{code}\nimport sys\nprint(*sorted(sys.modules))\n"
+    return set(
+        subprocess.run(
+            [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+        ).stdout.split()
+    )
+
+
 def test_declaring_the_flags_loads_no_ir() -> None:
     """`passflow-opt`'s parser (with every flag layer) is the tool's start-up:
     declaring the flags must not load the IR, the pass manager or the
     registry."""
-    code = (
-        "import sys\n"
-        "from passflow.tools.opt import build_parser\n"
-        "build_parser()\n"
-        "print(*sorted(sys.modules))\n"
-    )
-    modules = set(
-        subprocess.run(
-            [sys.executable, "-c", code], capture_output=True, text=True, check=True
-        ).stdout.split()
+    modules = loaded_after(
+        "from passflow.tools.opt import build_parser\nbuild_parser()"
     )
     heavy = ("xdsl.ir", "passflow.ir", "passflow.pass_manager", "passflow.registry")
+    assert unwanted(modules, heavy) == []
+
+
+def test_the_client_of_a_server_loads_no_ir() -> None:
+    """With `PASSFLOW_SERVER` set, `passflow-opt` relays the run before it
+    imports anything of the IR, the tool or the pass manager."""
+    modules = loaded_after("from passflow.tools import opt_client")
+    heavy = (
+        "xdsl",
+        "passflow.ir",
+        "passflow.tools.opt",
+        "passflow.registry",
+        "argparse",
+    )
     assert unwanted(modules, heavy) == []

@@ -22,14 +22,16 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from passflow.analysis import AnalysisManager
 from passflow.diagnostics import Diagnostic
 from passflow.instrumentation import PassInstrumentor, PipelineParentInfo
 from passflow.ir import Context, Operation
 from passflow.pass_base import Pass, PassPipeline
-from passflow.remarks import RemarkEngine
+
+if TYPE_CHECKING:  # an annotation: a run without remarks does not load them
+    from passflow.remarks import RemarkEngine
 
 __all__ = [
     "ChildExecutor",

@@ -21,7 +21,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar, cast
 
 from passflow.analysis import ALL_PRESERVED, AnalysisManager, PreservedAnalyses
 from passflow.diagnostics import Diagnostic, PassflowError, Severity
@@ -43,8 +43,10 @@ from passflow.options import (
     option_values,
     options_of,
 )
-from passflow.remarks import RemarkEmitter, RemarkEngine
 from passflow.statistics import reset_statistics
+
+if TYPE_CHECKING:  # loaded when a pass emits remarks (`Pass.remarks`)
+    from passflow.remarks import RemarkEmitter, RemarkEngine
 
 __all__ = [
     "InterfacePass",
@@ -334,6 +336,8 @@ class Pass:
         the last per op by the `final` policy and written to remark files; with
         no remark engine on the pass manager they cost nothing.
         """
+        from passflow.remarks import RemarkEmitter  # for a pass that emits remarks
+
         run = self._execution().run
         return RemarkEmitter(run.remarks, run.emit)
 

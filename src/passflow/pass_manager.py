@@ -18,12 +18,10 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
-from concurrent.futures import Executor
 from enum import Enum
-from typing import Self, TextIO, cast
+from typing import TYPE_CHECKING, Self, TextIO, cast
 
 from passflow import ir
-from passflow.actions import ActionHandler
 from passflow.analysis import AnalysisManager
 from passflow.callable_pass import PassCallable, check_undescribed
 from passflow.diagnostics import (
@@ -35,26 +33,25 @@ from passflow.diagnostics import (
 from passflow.execution import ChildExecutor
 from passflow.executors import as_child_executor, threading_disabled
 from passflow.instrumentation import PassInstrumentation, PassInstrumentor
-from passflow.instruments.ir_printing import (
+from passflow.instruments.ir_printer_config import (
     MODULE_SCOPE_THREADING_ERROR,
     IRPrinterConfig,
-    IRPrinterInstrumentation,
-)
-from passflow.instruments.progress import ProgressBar
-from passflow.instruments.report import ObservedDiagnostics, RunReport
-from passflow.instruments.reproducer import CrashReproducer, StreamFactory
-from passflow.instruments.timing import (
-    PassTiming,
-    TimingDisplay,
-    TimingFormat,
-    TimingManager,
 )
 from passflow.ir import Context, Operation
 from passflow.manager import Nesting, OpPassManager, anchor_mismatch
 from passflow.pass_base import Pass, pipeline_identity
-from passflow.remarks import RemarkEngine
 from passflow.runner import RunState, run_pipeline
-from passflow.statistics_report import StatisticsDisplay, statistics_report
+
+if TYPE_CHECKING:  # each instrument loads when it is enabled, not with every run
+    from concurrent.futures import Executor
+
+    from passflow.actions import ActionHandler
+    from passflow.instruments.progress import ProgressBar
+    from passflow.instruments.report import RunReport
+    from passflow.instruments.reproducer import CrashReproducer, StreamFactory
+    from passflow.instruments.timing import TimingDisplay, TimingFormat, TimingManager
+    from passflow.remarks import RemarkEngine
+    from passflow.statistics_report import StatisticsDisplay
 
 __all__ = ["PassDisplayMode", "PassManager"]
 
@@ -182,6 +179,8 @@ class PassManager(OpPassManager):
         printing before timing, so that the printing is not counted in the
         passes' times.
         """
+        from passflow.instruments.ir_printing import IRPrinterInstrumentation
+
         if isinstance(cast(object, config), bool):
             raise TypeError(
                 "enable_ir_printing takes MLIR's flags by keyword "
@@ -222,6 +221,8 @@ class PassManager(OpPassManager):
         all input chunks, with its own `Parser` and `Output` timers). Enable
         timing last, so that other instrumentations' work is not timed.
         """
+        from passflow.instruments.timing import PassTiming, TimingManager
+
         if manager is None:
             manager = self._timing = TimingManager(display, output_format)
             self._timing_stream = stream
@@ -256,6 +257,8 @@ class PassManager(OpPassManager):
         When the file cannot be written, `run` raises `OutputFileError` (after
         the run's diagnostics were delivered).
         """
+        from passflow.instruments.report import ObservedDiagnostics, RunReport
+
         report = RunReport(target) if isinstance(target, str) else target
         self._report = report
         self.diagnostics = ObservedDiagnostics(self.diagnostics, report)
@@ -266,6 +269,8 @@ class PassManager(OpPassManager):
         """Statistics, then the owned timing report (MLIR's order), then the
         HTML run report's file."""
         if self._statistics is not None:
+            from passflow.statistics_report import statistics_report
+
             out = self._statistics_stream or sys.stderr
             out.write(statistics_report(self, self._statistics))
             out.flush()
@@ -279,6 +284,8 @@ class PassManager(OpPassManager):
     ) -> ProgressBar:
         """Show a live progress bar on `stream` (stderr) when it is a terminal
         (or always, with `force`)."""
+        from passflow.instruments.progress import ProgressBar
+
         self._progress = ProgressBar(stream, force=force)
         self.instrumentor.add(self._progress)
         return self._progress
@@ -323,6 +330,8 @@ class PassManager(OpPassManager):
                 "Local crash reproduction can't be setup on a pass-manager without "
                 "disabling multi-threading first."
             )
+        from passflow.instruments.reproducer import CrashReproducer
+
         self._reproducer = CrashReproducer(target, local)
         self.instrumentor.add(self._reproducer, first=True)
 

@@ -19,12 +19,11 @@ from __future__ import annotations
 
 import functools
 import threading
-import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from passflow import ir
-from passflow.actions import ActionHandler, PassExecutionAction
 from passflow.analysis import ALL_PRESERVED, AnalysisManager
 from passflow.diagnostics import Diagnostic, DiagnosticEngine, PassflowError, Severity
 from passflow.execution import ChildExecutor, ChildWork
@@ -36,7 +35,10 @@ from passflow.instrumentation import (
 from passflow.ir import Context, Operation
 from passflow.manager import OpToOpPassAdaptor
 from passflow.pass_base import Pass, PassExecutionState, PassPipeline
-from passflow.remarks import RemarkEngine, RemarkEvent
+
+if TYPE_CHECKING:  # a run without actions or remarks loads neither
+    from passflow.actions import ActionHandler
+    from passflow.remarks import RemarkEngine
 
 __all__ = ["PassStep", "RunState", "run_adaptor", "run_pass", "run_pipeline"]
 
@@ -121,10 +123,13 @@ class RunState:
         if sink is not None:
             sink.append(diagnostic)
             return
-        if isinstance(diagnostic, RemarkEvent):
-            if self.remarks is not None:
+        if self.remarks is not None:
+            # Only a remark engine's emitters make events: with none, none come.
+            from passflow.remarks import RemarkEvent  # loaded with the engine
+
+            if isinstance(diagnostic, RemarkEvent):
                 self.remarks.receive(diagnostic, self.emit)
-            return
+                return
         self.collected.append(diagnostic)
         self.engine.deliver(diagnostic)
 
@@ -155,6 +160,8 @@ class RunState:
             f"pass '{pass_.name}' crashed on '{ir.operation_name(op).name}' op: "
             f"{type(err).__name__}: {err}"
         )
+        import traceback  # for a crash only
+
         # The first frame is the runner calling the pass; the rest is the pass's own.
         frames = err.__traceback__.tb_next if err.__traceback__ else None
         trace = "".join(traceback.format_exception(type(err), err, frames)).rstrip()
@@ -260,6 +267,8 @@ def run_pass(
                     state.crash(pass_, op, err)
                     execution.failed = True
             else:
+                from passflow.actions import PassExecutionAction  # with a handler only
+
                 handler(
                     functools.partial(_run_body, pass_, execution, state, is_adaptor),
                     PassExecutionAction(pass_, op, is_adaptor),

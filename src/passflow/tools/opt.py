@@ -24,7 +24,7 @@ import argparse
 import gc
 import sys
 from collections.abc import Iterator, Sequence
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import xdsl
 
@@ -51,6 +51,9 @@ from passflow.tools.plugin_options import (
     show_dialects,
 )
 from passflow.tools.remark_options import add_remark_flags
+
+if TYPE_CHECKING:
+    from passflow.tools.pass_listing import PassGroup
 
 __all__ = ["NO_PIPELINE_GRAPH", "Invocation", "main", "read_input", "run"]
 
@@ -217,14 +220,25 @@ def parse_command_line(argv: Sequence[str]) -> Invocation:
     return Invocation(args, flags, plugins=plugins)
 
 
-def print_help(parser: argparse.ArgumentParser) -> None:
-    from passflow.tools.pass_doc import pass_help  # lists every registered pass
+def print_help(parser: argparse.ArgumentParser, plugins: CommandLinePlugins) -> None:
+    from passflow.tools.pass_listing import format_pass_groups
 
     parser.print_help(sys.stdout)
     sys.stdout.write(
         "\nPasses and pipelines (use as --NAME[=OPTIONS] or in --pass-pipeline):\n\n"
     )
-    sys.stdout.write(pass_help())
+    groups = pass_listing(plugins, options=True)
+    sys.stdout.write(format_pass_groups(groups, prefix="--", options=True))
+
+
+def pass_listing(plugins: CommandLinePlugins, *, options: bool) -> list[PassGroup]:
+    """Every pass, grouped, with the command line's plugins: from the cache when
+    it is current (no pass imported, no plugin loaded), else registered here."""
+    from passflow.tools.help_cache import pass_groups  # the listing, cached
+
+    return pass_groups(
+        options=options, variant=repr(plugins), prepare=lambda: register_for(plugins)
+    )
 
 
 def version_text() -> str:
@@ -242,18 +256,24 @@ def run(inv: Invocation) -> int:
     if args.version:
         sys.stdout.write(version_text())
         return 0
-    register_for(inv.plugins)
     if args.help:
-        print_help(build_parser())
+        print_help(build_parser(), inv.plugins)
         return 0
+    if args.list_passes:
+        from passflow.tools.pass_listing import format_pass_groups
+
+        groups = pass_listing(inv.plugins, options=False)
+        sys.stdout.write(format_pass_groups(groups, prefix="", options=False))
+        return 0
+    register_for(inv.plugins)
     load_dialect_sources(args)
     if args.show_dialects:
         sys.stdout.write(show_dialects())
         return 0
-    if args.list_passes or args.gen_pass_doc:
-        from passflow.tools.pass_doc import generate_markdown, list_passes  # all passes
+    if args.gen_pass_doc:
+        from passflow.tools.pass_doc import generate_markdown  # imports every pass
 
-        sys.stdout.write(list_passes() if args.list_passes else generate_markdown())
+        sys.stdout.write(generate_markdown())
         return 0
     # The run (the IR, the pass manager, the passes it names) loads here: the
     # command line asks for one.

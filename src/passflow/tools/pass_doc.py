@@ -12,11 +12,8 @@ from __future__ import annotations
 import argparse
 import inspect
 import re
-import shutil
 import sys
-import textwrap
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from passflow import registry
@@ -24,13 +21,11 @@ from passflow.all_passes import BUILTIN_PLUGINS, register_all_passes
 from passflow.options import OptionBase, options_of
 from passflow.pass_base import Pass
 from passflow.statistics import statistics_of
+from passflow.tools.pass_listing import PassEntry, PassGroup, format_pass_groups
 from passflow.tools.xdsl_summaries import xdsl_summary
 from passflow.xdsl_passes import xdsl_pass_names
 
 __all__ = [
-    "PassEntry",
-    "PassGroup",
-    "format_pass_groups",
     "generate_markdown",
     "list_passes",
     "main",
@@ -55,23 +50,6 @@ def _option_help(option: OptionBase[Any]) -> str:
 def _aligned(rows: list[tuple[str, str]], indent: str) -> list[str]:
     width = max(len(key) for key, _ in rows)
     return [f"{indent}{key.ljust(width)} : {text}".rstrip() for key, text in rows]
-
-
-@dataclass(frozen=True)
-class PassEntry:
-    """One pass or pipeline as `--help` and `--list-passes` show it."""
-
-    argument: str
-    summary: str
-    options: list[tuple[str, str]]
-
-
-@dataclass(frozen=True)
-class PassGroup:
-    """A titled group of entries: passflow's, xDSL's, or the test passes."""
-
-    title: str
-    entries: list[PassEntry]
 
 
 def _argument(entry: PassEntry) -> str:
@@ -114,40 +92,6 @@ def pass_groups(options: bool = True) -> list[PassGroup]:
         PassGroup("xDSL's passes", xdsl),
         PassGroup(test_title, sorted(tests, key=_argument)),
     ]
-
-
-def _wrapped(key: str, text: str, indent: int, column: int, width: int) -> list[str]:
-    """`key` at `indent`, `text` from `column`, wrapped to `width` (on the next
-    line when `key` reaches the column)."""
-    head = " " * indent + key
-    room = max(width - column, 20)
-    lines = textwrap.wrap(text, room) or [""]
-    pad = " " * column
-    if len(head) + 2 > column:
-        return [head, *(pad + line for line in lines if line)]
-    first = head.ljust(column) + lines[0]
-    return [first.rstrip(), *(pad + line for line in lines[1:])]
-
-
-def format_pass_groups(
-    groups: list[PassGroup], *, prefix: str, options: bool, width: int | None = None
-) -> str:
-    """The groups as text: a title per group, a line per entry (`prefix` before
-    its argument) with its summary wrapped to `width` (the terminal's by
-    default), and with `options`, each option below its pass."""
-    width = width or shutil.get_terminal_size().columns
-    column = min(40, max(24, width // 3))
-    lines: list[str] = []
-    for group in groups:
-        if not group.entries:
-            continue
-        lines += ["", f"{group.title}:"] if lines else [f"{group.title}:"]
-        for entry in group.entries:
-            lines += _wrapped(prefix + entry.argument, entry.summary, 2, column, width)
-            if options:
-                for key, text in entry.options:
-                    lines += _wrapped(key, text, 6, column + 2, width)
-    return "\n".join(lines) + "\n"
 
 
 def pass_help(width: int | None = None) -> str:

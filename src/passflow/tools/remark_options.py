@@ -156,6 +156,16 @@ def remark_session(args: argparse.Namespace, pm: PassManager) -> Generator[None]
     is an error at an unknown location, and the block fails with
     `PassPipelineError` before anything runs.
     """
+    filters = (
+        args.remarks_filter,
+        args.remarks_filter_passed,
+        args.remarks_filter_missed,
+        args.remarks_filter_analyse,
+        args.remarks_filter_failed,
+    )
+    if args.remark_format == "emitRemark" and not any(filters):
+        yield  # no remark enabled, no file to write: the engine would do nothing
+        return
     try:
         engine = remark_engine(args)
     except PassflowError as err:  # OutputFileError: LLVM's message
