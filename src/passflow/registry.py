@@ -40,6 +40,7 @@ __all__ = [
     "lookup",
     "lookup_pass",
     "lookup_pipeline",
+    "only_passflow_registered",
     "plugins_loaded",
     "register_lazy",
     "register_pass",
@@ -287,6 +288,21 @@ def plugins_loaded() -> bool:
     """Whether every `passflow.passes` plugin has been loaded, so the registry
     holds everything it will hold (False while they load)."""
     return _plugins_loaded and not _plugins_loading
+
+
+def only_passflow_registered() -> bool:
+    """Whether every name registered so far is passflow's own (its built-in
+    and test passes and pipelines) and no plugin was loaded: then a
+    pipeline's text and passflow's source alone decide what it runs (the
+    result cache keys such a pipeline without building it)."""
+    if _plugins_loaded or _xdsl_adapters:
+        return False
+    registered: list[PassInfo | PipelineInfo | _Lazy] = [
+        *_passes.values(),
+        *_pipelines.values(),
+        *_lazy.values(),
+    ]
+    return all(entry.origin.startswith("passflow.") for entry in registered)
 
 
 def load_builtins() -> None:

@@ -32,7 +32,7 @@ import passflow
 from passflow.deep_stack import call_with_deep_stack
 from passflow.diagnostics import PassflowError
 from passflow.tools.action_options import add_action_flags
-from passflow.tools.cache_options import add_cache_flags
+from passflow.tools.cache_options import add_cache_flags, cache_requested
 from passflow.tools.command_line import CommandLineError, FlagParser, dashes
 from passflow.tools.invocation import (
     NO_PIPELINE_GRAPH,
@@ -240,6 +240,14 @@ def run(inv: Invocation) -> int:
 
         sys.stdout.write(list_passes() if args.list_passes else generate_markdown())
         return 0
+    if cache_requested(args):
+        # A run the cache holds in full is printed from it, before the run's
+        # modules load (docs/cache.md); any other goes on below.
+        from passflow.tools.warm_cache import replay_from_cache
+
+        status = replay_from_cache(inv)
+        if status is not None:
+            return status
     # The run (the IR, the pass manager, the passes it names) loads here: the
     # command line asks for one.
     from passflow.tools.opt_run import run_input
