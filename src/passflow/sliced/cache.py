@@ -14,7 +14,7 @@ past `max_size` bytes the least recently used go.
 
 Beside the entries, the store keeps each run's printed shell (the module's
 first line, a few bytes), so that passflow-opt's warm path can print a run
-the cache holds in full without parsing anything (`peek`, `record_hits`).
+the cache holds in full without parsing anything (`peek_all`, `record_hits`).
 """
 
 from __future__ import annotations
@@ -255,31 +255,36 @@ class ResultCache:
             )
         return found
 
-    def peek(
+    def peek_all(
         self, keys: Sequence[str], shells: Sequence[str]
     ) -> tuple[dict[str, CachedPiece], dict[str, str]] | None:
-        """The entries and printed shells found for `keys` and `shells`,
-        leaving the store as it is (no use time, no counter), or None if one
-        is damaged or the store cannot be read (`get_many` then says so)."""
-        found: dict[str, CachedPiece] = {}
-        prefixes: dict[str, str] = {}
+        """The entries of `keys` and the printed shells of `shells` if the
+        store holds every one of them, sound; else None. The store is left as
+        it is (no use time, no counter: `record_hits` does that, and
+        `get_many` reports what is damaged)."""
         try:
-            for key, value, checksum in self._rows("entries", "value", keys):
-                piece = _decode(value, checksum)
-                if piece is None:
-                    return None
-                found[key] = piece
-            for key, prefix, checksum in self._rows("shells", "prefix", shells):
-                if not isinstance(prefix, str) or checksum != _checksum(prefix):
-                    return None
-                prefixes[key] = prefix
+            rows = self._rows("entries", "value", keys)
+            shell_rows = self._rows("shells", "prefix", shells)
         except sqlite3.Error:
             return None
+        if len(rows) != len(set(keys)) or len(shell_rows) != len(set(shells)):
+            return None  # a miss: nothing decoded for nothing
+        found: dict[str, CachedPiece] = {}
+        for key, value, checksum in rows:
+            piece = _decode(value, checksum)
+            if piece is None:
+                return None
+            found[key] = piece
+        prefixes: dict[str, str] = {}
+        for key, prefix, checksum in shell_rows:
+            if not isinstance(prefix, str) or checksum != _checksum(prefix):
+                return None
+            prefixes[key] = prefix
         return found, prefixes
 
     def record_hits(self, keys: Sequence[str], shells: Sequence[str]) -> None:
         """Count `keys` as hits and renew their use time and `shells'`: what
-        `get_many` does for what `peek` found."""
+        `get_many` does for what `peek_all` found."""
         now = time.time()
 
         def renew(db: sqlite3.Connection) -> None:
@@ -296,7 +301,7 @@ class ResultCache:
             self.warnings.append(f"the cache could not be written ({err})")
 
     def put_shell(self, key: str, prefix: str) -> None:
-        """Store the printed shell of a run (`peek` finds it)."""
+        """Store the printed shell of a run (`peek_all` finds it)."""
         row = (key, prefix, _checksum(prefix), time.time())
 
         def store(db: sqlite3.Connection) -> None:

@@ -115,20 +115,17 @@ def _look_up(
         chunks.append((slices, shell_key(run), piece_keys(run, slices)))
     keys = [key for _, _, chunk_keys in chunks for key in chunk_keys]
     shells = [shell for _, shell, _ in chunks]
-    found = cache.peek(keys, shells)
+    found = cache.peek_all(keys, shells)
     if found is None:
         return None
     pieces, prefixes = found
     outcomes: list[SlicedOutcome] = []
     for slices, shell, chunk_keys in chunks:
-        prefix = prefixes.get(shell)
-        hits = [pieces[key] for key in chunk_keys if key in pieces]
-        if prefix is None or len(hits) != len(chunk_keys):
-            return None
+        hits = [pieces[key] for key in chunk_keys]
         if any(hits[i].header is None for i in slices.referenced()):
             return None  # stored by a run that did not watch it
         headers = [piece.header for piece in hits if piece.header is not None]
-        outcome = stitch(prefix, hits, headers)
+        outcome = stitch(prefixes[shell], hits, headers)
         if isinstance(outcome, Fallback):
             return None
         outcomes.append(outcome)
