@@ -128,6 +128,8 @@ def _look_up(
         outcome = stitch(prefixes[shell], hits, headers)
         if isinstance(outcome, Fallback):
             return None
+        if outcome.output is None and not outcome.failed:
+            return None  # passes follow the nested ones: they run on the IR
         outcomes.append(outcome)
     cache.record_hits(keys, shells)
     return text, name, outcomes
