@@ -7,8 +7,8 @@ every piece it references by symbol, transitively (the ops its verifier and
 passes may look up). The run's key covers the rest: the module's shell (its
 header, attributes and aliases), the file name, the caller's `salt`
 (passflow-opt hashes every flag that is not about where files go or how many
-processes run), xDSL's version and installed files, and the code the pipeline
-runs (`code`, from `passflow.sliced.cache_code`).
+processes run), the Python that runs it, xDSL's version and installed files,
+and the code the pipeline runs (`code`, from `passflow.sliced.cache_code`).
 
 Everything here is computed without the pass manager, the passes or the IR,
 so that passflow-opt's warm path (`passflow.tools.warm_cache`) can find a
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 from collections import deque
 from collections.abc import Iterable
 from pathlib import Path
@@ -109,6 +110,7 @@ def run_key(code: str, name: str, shell: PieceText, salt: str) -> str:
         json.dumps(
             [
                 CACHE_FORMAT,
+                sys.version,
                 xdsl_version(),
                 code,
                 name,

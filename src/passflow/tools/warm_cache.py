@@ -12,8 +12,9 @@ xDSL pass, a registered pipeline) simply misses here.
 
 Whatever this path cannot answer exactly as the full run would leaves it
 having printed nothing, and the run goes on as usual: a miss or a damaged
-entry, a chunk the scan cannot cut or whose pieces do not stitch, standard
-input, `--verify-diagnostics`, flags that observe the run or that could fail
+entry, a chunk the scan cannot cut or whose pieces do not stitch, an input
+that is not a regular file (standard input, a pipe: read here, it would be
+gone for the run), `--verify-diagnostics`, flags that observe the run or that could fail
 outside the key (a local reproducer, an executor other than the process,
 thread or serial one, a Dask scheduler).
 """
@@ -21,6 +22,7 @@ thread or serial one, a Dask scheduler).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from passflow.diagnostics import PassflowError
@@ -75,8 +77,10 @@ def replay_from_cache(inv: Invocation) -> int | None:
 def _answerable(args: argparse.Namespace) -> bool:
     """Whether the flags allow the warm path: a cached sliced run of a file
     whose only pass-manager flags are the verifier and a local executor."""
-    if args.input == "-" or args.verify_diagnostics is not None or args.report:
+    if args.verify_diagnostics is not None or args.report:
         return False
+    if not os.path.isfile(args.input):
+        return False  # stdin, a pipe: what this path reads, the run could not
     if args.cache_stats or args.cache_clear or not sliced_flags(args):
         return False
     try:
