@@ -350,23 +350,27 @@ def test_two_processes_share_a_cache(tmp_path: Path) -> None:
     assert stats(cache)["entries"] == 241
 
 
+GENERATED = [
+    module(30, {3: '  "test.crash"() : () -> ()\n'}),
+    '#zero = 0 : i32\n// { ( [ " @f3\n' + module(12) + '// "}\n',
+    'module attributes {test.top = "{"} {\n' + module(10) + "}\n",
+    textwrap.dedent("""\
+        func.func @a() {
+          func.call @b() : () -> ()
+          func.return
+        }
+        func.func @b() {
+          func.call @a() : () -> ()
+          func.return
+        }
+        """),
+]
+"""Modules that stress the scan and the stitching: a crash in one function,
+aliases and comments with brackets, an explicit module, mutual recursion."""
+
+
 def test_generated_modules_run_the_same_cold_and_warm(tmp_path: Path) -> None:
-    cases = [
-        module(30, {3: '  "test.crash"() : () -> ()\n'}),
-        '#zero = 0 : i32\n// { ( [ " @f3\n' + module(12) + '// "}\n',
-        'module attributes {test.top = "{"} {\n' + module(10) + "}\n",
-        textwrap.dedent("""\
-            func.func @a() {
-              func.call @b() : () -> ()
-              func.return
-            }
-            func.func @b() {
-              func.call @a() : () -> ()
-              func.return
-            }
-            """),
-    ]
-    for index, text in enumerate(cases):
+    for index, text in enumerate(GENERATED):
         path = tmp_path / f"case{index}.mlir"
         path.write_text(text)
         for pipeline in (

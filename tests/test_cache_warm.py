@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from test_cache import GENERATED
 from test_sliced import module
 
 import passflow
@@ -118,6 +119,22 @@ def test_a_warm_run_is_printed_before_the_ir_loads(tmp_path: Path) -> None:
     argv = [str(path), "-p", CANONICALIZE_CSE, "--split-input-file"]
     assert run([*argv, "-o", str(output), cache], tmp_path).warm
     assert output.read_text() == uncached(argv, tmp_path).out
+
+
+@pytest.mark.parametrize("index", range(len(GENERATED)))
+def test_generated_modules_are_answered_as_they_run(index: int, tmp_path: Path) -> None:
+    """An explicit module, aliases, comments with brackets, a crash in one
+    function, mutual recursion: the warm path prints what the run prints."""
+    path = tmp_path / "input.mlir"
+    path.write_text(GENERATED[index])
+    pipeline = "builtin.module(func.func(test-pass-crash-on-op{op=test.crash},cse))"
+    argv = [str(path), "-p", pipeline, "--allow-unregistered-dialect"]
+    plain = uncached(argv, tmp_path)
+    cache = f"--cache={tmp_path / 'cache'}"
+    assert run([*argv, cache], tmp_path).printed == plain.printed
+    warm = run([*argv, cache], tmp_path)
+    assert warm.printed == plain.printed
+    assert warm.warm
 
 
 def test_what_the_warm_path_cannot_vouch_for_runs(tmp_path: Path) -> None:
