@@ -14,7 +14,7 @@ past `max_size` bytes the least recently used go.
 
 Beside the entries, the store keeps each run's printed shell (the module's
 first line, a few bytes), so that passflow-opt's warm path can print a run
-the cache holds in full without parsing anything (`peek_all`, `record_hits`).
+the cache holds in full without parsing anything (`peek_shells`, `peek_entries`, `record_hits`).
 """
 
 from __future__ import annotations
@@ -255,19 +255,15 @@ class ResultCache:
             )
         return found
 
-    def peek_all(
-        self, keys: Sequence[str], shells: Sequence[str]
-    ) -> tuple[dict[str, CachedPiece], dict[str, str]] | None:
-        """The entries of `keys` and the printed shells of `shells` if the
-        store holds every one of them, sound; else None. The store is left as
-        it is (no use time, no counter: `record_hits` does that, and
-        `get_many` reports what is damaged)."""
+    def peek_entries(self, keys: Sequence[str]) -> dict[str, CachedPiece] | None:
+        """The entries of `keys` if the store holds every one of them, sound;
+        else None. The store is left as it is (no use time, no counter:
+        `record_hits` does that, and `get_many` reports what is damaged)."""
         try:
             rows = self._rows("entries", "value", keys)
-            shell_rows = self._rows("shells", "prefix", shells)
         except sqlite3.Error:
             return None
-        if len(rows) != len(set(keys)) or len(shell_rows) != len(set(shells)):
+        if len(rows) != len(set(keys)):
             return None  # a miss: nothing decoded for nothing
         found: dict[str, CachedPiece] = {}
         for key, value, checksum in rows:
@@ -275,16 +271,25 @@ class ResultCache:
             if piece is None:
                 return None
             found[key] = piece
-        prefixes: dict[str, str] = {}
-        for key, prefix, checksum in shell_rows:
-            if not isinstance(prefix, str) or checksum != _checksum(prefix):
-                return None
-            prefixes[key] = prefix
-        return found, prefixes
+        return found
+
+    def peek_shells(self, keys: Sequence[str]) -> dict[str, str] | None:
+        """The printed shells of `keys` if the store holds every one of
+        them, sound; else None (as `peek_entries`)."""
+        try:
+            rows = self._rows("shells", "prefix", keys)
+        except sqlite3.Error:
+            return None
+        found = {
+            key: prefix
+            for key, prefix, checksum in rows
+            if isinstance(prefix, str) and checksum == _checksum(prefix)
+        }
+        return found if len(found) == len(set(keys)) else None
 
     def record_hits(self, keys: Sequence[str], shells: Sequence[str]) -> None:
         """Count `keys` as hits and renew their use time and `shells'`: what
-        `get_many` does for what `peek_all` found."""
+        `get_many` does for what `peek_entries` found."""
         now = time.time()
 
         def renew(db: sqlite3.Connection) -> None:
@@ -301,7 +306,7 @@ class ResultCache:
             self.warnings.append(f"the cache could not be written ({err})")
 
     def put_shell(self, key: str, prefix: str) -> None:
-        """Store the printed shell of a run (`peek_all` finds it)."""
+        """Store the printed shell of a run (`peek_shells` finds it)."""
         row = (key, prefix, _checksum(prefix), time.time())
 
         def store(db: sqlite3.Connection) -> None:

@@ -232,7 +232,7 @@ class _SlicedRun:
             results = run_local(
                 plan, runner, jobs, profile, serial_budget=self.serial_budget
             )
-        if keys:
+        if run:  # the cache was looked up
             outcome = _assemble_cached(runner.prefix, results, hits)
             if cache is not None and isinstance(outcome, SlicedOutcome):
                 cache.put_many(_entries(results, keys))

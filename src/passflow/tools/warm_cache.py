@@ -110,21 +110,23 @@ def _look_up(
     except OSError:
         return None
     code, salt = own_code_key(), cache_salt(inv)
-    chunks: list[tuple[SourceSlices, str, list[str]]] = []
+    chunks: list[tuple[SourceSlices, str]] = []
     for chunk, first_line in split_chunks(text, inv.args.split_input_file):
         slices = scan_text(chunk, first_line)
         if isinstance(slices, str):
             return None
-        run = run_key(code, name, slices.shell_text, salt)
-        chunks.append((slices, shell_key(run), piece_keys(run, slices)))
-    keys = [key for _, _, chunk_keys in chunks for key in chunk_keys]
-    shells = [shell for _, shell, _ in chunks]
-    found = cache.peek_all(keys, shells)
-    if found is None:
+        chunks.append((slices, run_key(code, name, slices.shell_text, salt)))
+    shells = [shell_key(run) for _, run in chunks]
+    prefixes = cache.peek_shells(shells)
+    if prefixes is None:
+        return None  # a run never stored (a cold one): no key computed for it
+    each = [piece_keys(run, slices) for slices, run in chunks]
+    keys = [key for chunk_keys in each for key in chunk_keys]
+    pieces = cache.peek_entries(keys)
+    if pieces is None:
         return None
-    pieces, prefixes = found
     outcomes: list[SlicedOutcome] = []
-    for slices, shell, chunk_keys in chunks:
+    for (slices, _), shell, chunk_keys in zip(chunks, shells, each, strict=True):
         hits = [pieces[key] for key in chunk_keys]
         if any(hits[i].header is None for i in slices.referenced()):
             return None  # stored by a run that did not watch it
