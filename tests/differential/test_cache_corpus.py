@@ -68,9 +68,11 @@ def test_every_file_runs_the_same_cold_and_warm(tmp_path: Path) -> None:
     print(f"cache corpus: {report}")
     assert report["files"] == len(files)
     assert report["different"] == []
-    # Most files are answered by the warm path; the rest (a parse or
-    # verifier error, duplicate symbols...) ran whole and stored nothing.
-    assert report["warm_answers"] > len(files) // 2
+    # The warm path answers every file whose every piece the full path
+    # found; the others ran whole (a parse or verifier error, a chunk the
+    # scan cannot cut, duplicate symbols...) and stored nothing, or missed.
+    assert report["warm_answers"] > 0
+    assert report["unanswered"] == []
 
 
 @pytest.mark.parametrize("case", spread(CASES), ids=lambda case: case.id)
