@@ -89,6 +89,8 @@ def test_every_run_line_runs_the_same_cold_and_warm(
     argv += ["--allow-unregistered-dialect"] * case.allow_unregistered
     argv += ["--mlir-print-op-generic"] * case.generic
     plain = run(argv)
+    if run(argv) != plain:  # `transform-interpreter-match` prints addresses
+        pytest.skip("two runs without the cache print different text")
     cache = f"--cache={tmp_path / 'cache'}"
     assert run([*argv, cache]) == plain
     assert run([*argv, cache]) == plain
