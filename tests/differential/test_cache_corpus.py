@@ -73,6 +73,7 @@ def test_every_file_runs_the_same_cold_and_warm(tmp_path: Path) -> None:
     # scan cannot cut, duplicate symbols...) and stored nothing, or missed.
     assert report["warm_answers"] > 0
     assert report["unanswered"] == []
+    assert len(report["unstable"]) <= 2  # docs/cache.md names them
 
 
 @pytest.mark.parametrize("case", spread(CASES), ids=lambda case: case.id)
