@@ -87,10 +87,12 @@ docs: $(STAMP)
 	$(BIN)/mkdocs build --strict
 
 # The robustness suite at length (docs/robustness.md): FUZZ_SCALE times the
-# examples `make test` runs, from a fresh random seed (FUZZ_SEED=N replays one).
+# examples `make test` runs, from a fresh random seed (FUZZ_SEED=N replays one);
+# and the result cache on the whole xDSL corpus (docs/cache.md).
 FUZZ_SCALE ?= 20
 fuzz: $(STAMP)
 	PASSFLOW_FUZZ=long PASSFLOW_FUZZ_SCALE=$(FUZZ_SCALE) $(BIN)/pytest tests/robustness \
+		tests/differential/test_cache_corpus.py \
 		--hypothesis-show-statistics $(if $(FUZZ_SEED),--hypothesis-seed=$(FUZZ_SEED))
 
 clean:

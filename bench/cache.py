@@ -9,8 +9,9 @@ canonicalize,cse))`, in rounds that run each command once:
   mlir    mlir-opt (C++, one thread) on the same file, if --mlir-opt PATH is given
 
 It prints the median of each over the rounds, the targets' ratios (warm/cold,
-warm/mlir-opt, edited/cold, cold/plain) and checks every output against the
-plain run's. Run:
+warm/mlir-opt, edited/cold, cold/plain), the load average before and after (on
+a shared machine the ratios are what count) and checks every output against
+the plain run's. Run:
 
     .venv/bin/python bench/cache.py [--functions 1000] [--rounds 5] [--mlir-opt PATH]
 """
@@ -18,6 +19,7 @@ plain run's. Run:
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import statistics
 import subprocess
@@ -48,10 +50,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mlir-opt", help="an mlir-opt to compare with")
     args = parser.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="passflow-bench-cache-"))
+    before = os.getloadavg()[0]
     try:
         return _bench(work, args.functions, args.rounds, args.mlir_opt)
     finally:
         shutil.rmtree(work)
+        print(
+            f"load average (1 min): {before:.2f} before, {os.getloadavg()[0]:.2f} after"
+        )
 
 
 def _bench(work: Path, functions: int, rounds: int, mlir_opt: str | None) -> int:

@@ -342,3 +342,30 @@ def test_the_cached_help_has_a_listing_for_each_set_of_plugins(tmp_path: Path) -
     Path(plugin).write_text(PASS_PLUGIN.replace("count-adds", "count-sums"))
     status, out, err = opt(tmp_path, *with_plugin, **cache)  # an edited plugin
     assert "--count-sums" in out and "--count-adds" not in out
+
+
+def test_the_result_cache_keys_on_the_irdl_file_and_plugins_it_loads(
+    tmp_path: Path,
+) -> None:
+    irdl = write(tmp_path, "cplx.irdl.mlir", IRDL)
+    source = tmp_path / "in.mlir"
+    source.write_text(
+        'func.func @f(%a: i32) -> i32 {\n  %0 = "cplx.norm"(%a) : (i32) -> i32\n'
+        "  return %0 : i32\n}\n"
+    )
+    run = (
+        str(source),
+        f"--cache={tmp_path / 'cache'}",
+        f"--irdl-file={irdl}",
+        "-p",
+        "builtin.module(func.func(cse))",
+    )
+    for _ in range(2):  # cold, then warm
+        status, out, err = opt(tmp_path, *run)
+        assert status == 0, err
+        assert '"cplx.norm"' in out
+    Path(irdl).write_text(IRDL.replace("irdl.is i32", "irdl.is i64"))
+    status, out, err = opt(tmp_path, *run)
+    assert status == 1, out  # the edited dialect refuses the op: no stale hit
+    assert out == ""
+    assert "cplx.norm" in err

@@ -57,6 +57,7 @@ __all__ = [
     "lookup",
     "lookup_pass",
     "lookup_pipeline",
+    "only_passflow_registered",
     "plugins_loaded",
     "register_lazy",
     "register_pass",
@@ -327,6 +328,23 @@ def plugins_loaded() -> bool:
     """Whether every `passflow.passes` plugin has been loaded, so the registry
     holds everything it will hold (False while they load)."""
     return _plugins_loaded and not _plugins_loading
+
+
+def only_passflow_registered() -> bool:
+    """Whether every name registered so far is passflow's own (its built-in
+    and test passes and pipelines) and no other plugin was loaded: then a
+    pipeline's text and passflow's source alone decide what it runs (the
+    result cache keys such a pipeline without building it)."""
+    if _plugins_loaded or _xdsl_adapters:
+        return False
+    if not all(key.startswith("passflow.") for key in _plugins):
+        return False  # a plugin's passes or dialects may change any result
+    registered: list[PassInfo | PipelineInfo | _Lazy] = [
+        *_passes.values(),
+        *_pipelines.values(),
+        *_lazy.values(),
+    ]
+    return all(entry.origin.startswith("passflow.") for entry in registered)
 
 
 @contextmanager

@@ -16,11 +16,11 @@ import sys
 import threading
 from collections.abc import Callable, Generator, Iterable, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import TextIO, cast
 
 from passflow.diagnostics import Diagnostic, Severity
 from passflow.execution import ChildRunState
+from passflow.executors.captured_output import CapturedOutput
 
 __all__ = [
     "CaptureToken",
@@ -31,18 +31,6 @@ __all__ = [
     "replay_diagnostics",
     "reset_child_capture",
 ]
-
-
-@dataclass
-class CapturedOutput(Diagnostic):
-    """Text written to `sys.stdout` or `sys.stderr` (`stream`) while a child ran
-    on a parallel executor, as `message`.
-
-    It travels in the child's list of captured diagnostics, where it was
-    written, so that `replay_diagnostics` writes it between the same diagnostics
-    as a serial run would have; it is never emitted as a diagnostic."""
-
-    stream: str = "stderr"
 
 
 class _StreamRouter:

@@ -28,8 +28,10 @@ from passflow.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from passflow.sliced.batch import BatchResult, BatchRunner
+    from passflow.sliced.outcome import Fallback, SlicedOutcome
     from passflow.sliced.plan import SlicePlan, why_not_sliced
-    from passflow.sliced.run import Fallback, SlicedOutcome, SlicedProfile, run_sliced
+    from passflow.sliced.profile import SlicedProfile
+    from passflow.sliced.run import run_sliced
     from passflow.sliced.scan import Piece, PieceText, SourceSlices, scan_slices
     from passflow.sliced.shipped import ExecutorLostError, shipped_runner
 
@@ -59,12 +61,12 @@ _MODULES = {
         "ExecutorLostError",
         "shipped_runner",
     ),
-    "passflow.sliced.run": (
+    "passflow.sliced.outcome": (
         "Fallback",
         "SlicedOutcome",
-        "SlicedProfile",
-        "run_sliced",
     ),
+    "passflow.sliced.profile": ("SlicedProfile",),
+    "passflow.sliced.run": ("run_sliced",),
     "passflow.sliced.scan": (
         "Piece",
         "PieceText",

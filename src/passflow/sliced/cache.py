@@ -11,6 +11,10 @@ code (nothing read from the cache is unpickled or executed), and an entry
 whose text does not match its checksum or does not decode is a miss with a
 warning, never a wrong result. Entries carry the time they were last used;
 past `max_size` bytes the least recently used go.
+
+Beside the entries, the store keeps each run's printed shell (the module's
+first line, a few bytes), so that passflow-opt's warm path can print a run
+the cache holds in full without parsing anything (`peek_shells`, `peek_entries`, `record_hits`).
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from pathlib import Path
 from typing import TypeAlias, cast
 
 from passflow.diagnostics import Diagnostic, Location, PassflowError, Severity
-from passflow.executors.capture import CapturedOutput
+from passflow.executors.captured_output import CapturedOutput
 
 __all__ = [
     "DEFAULT_MAX_SIZE",
@@ -51,6 +55,12 @@ CREATE TABLE IF NOT EXISTS entries (
 );
 CREATE INDEX IF NOT EXISTS entries_by_use ON entries (used);
 CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS shells (
+    key TEXT PRIMARY KEY,
+    prefix TEXT NOT NULL,
+    checksum TEXT NOT NULL,
+    used REAL NOT NULL
+);
 """
 
 
@@ -226,18 +236,12 @@ class ResultCache:
         found: dict[str, CachedPiece] = {}
         damaged: list[str] = []
         try:
-            for chunk in _chunks(list(dict.fromkeys(keys)), 500):
-                marks = ",".join("?" * len(chunk))
-                rows = self._db.execute(
-                    f"SELECT key, value, checksum FROM entries WHERE key IN ({marks})",
-                    chunk,
-                ).fetchall()
-                for key, value, checksum in rows:
-                    piece = _decode(value, checksum)
-                    if piece is None:
-                        damaged.append(key)
-                    else:
-                        found[key] = piece
+            for key, value, checksum in self._rows("entries", "value", keys):
+                piece = _decode(value, checksum)
+                if piece is None:
+                    damaged.append(key)
+                else:
+                    found[key] = piece
             self._write(lambda db: self._mark_used(db, list(found), damaged, len(keys)))
         except sqlite3.Error as err:
             self.warnings.append(
@@ -250,6 +254,79 @@ class ResultCache:
                 f"{len(damaged)} damaged cache {entries} dropped: the ops run again"
             )
         return found
+
+    def peek_entries(self, keys: Sequence[str]) -> dict[str, CachedPiece] | None:
+        """The entries of `keys` if the store holds every one of them, sound;
+        else None. The store is left as it is (no use time, no counter:
+        `record_hits` does that, and `get_many` reports what is damaged)."""
+        try:
+            rows = self._rows("entries", "value", keys)
+        except sqlite3.Error:
+            return None
+        if len(rows) != len(set(keys)):
+            return None  # a miss: nothing decoded for nothing
+        found: dict[str, CachedPiece] = {}
+        for key, value, checksum in rows:
+            piece = _decode(value, checksum)
+            if piece is None:
+                return None
+            found[key] = piece
+        return found
+
+    def peek_shells(self, keys: Sequence[str]) -> dict[str, str] | None:
+        """The printed shells of `keys` if the store holds every one of
+        them, sound; else None (as `peek_entries`)."""
+        try:
+            rows = self._rows("shells", "prefix", keys)
+        except sqlite3.Error:
+            return None
+        found = {
+            key: prefix
+            for key, prefix, checksum in rows
+            if isinstance(prefix, str) and checksum == _checksum(prefix)
+        }
+        return found if len(found) == len(set(keys)) else None
+
+    def record_hits(self, keys: Sequence[str], shells: Sequence[str]) -> None:
+        """Count `keys` as hits and renew their use time and `shells'`: what
+        `get_many` does for what `peek_entries` found."""
+        now = time.time()
+
+        def renew(db: sqlite3.Connection) -> None:
+            self._mark_used(db, list(keys), [], len(keys))
+            db.execute(
+                "UPDATE shells SET used = ? "
+                "WHERE key IN (SELECT value FROM json_each(?))",
+                (now, json.dumps(list(shells))),
+            )
+
+        try:
+            self._write(renew)
+        except sqlite3.Error as err:
+            self.warnings.append(f"the cache could not be written ({err})")
+
+    def put_shell(self, key: str, prefix: str) -> None:
+        """Store the printed shell of a run (`peek_shells` finds it)."""
+        row = (key, prefix, _checksum(prefix), time.time())
+
+        def store(db: sqlite3.Connection) -> None:
+            db.execute("INSERT OR REPLACE INTO shells VALUES (?, ?, ?, ?)", row)
+
+        try:
+            self._write(store)
+        except sqlite3.Error as err:
+            self.warnings.append(f"the cache could not be written ({err})")
+
+    def _rows(
+        self, table: str, column: str, keys: Sequence[str]
+    ) -> list[tuple[str, object, object]]:
+        """`key, column, checksum` of `table`'s rows for `keys`, in one query
+        (the keys travel as one JSON array)."""
+        return self._db.execute(
+            f"SELECT key, {column}, checksum FROM {table} "
+            "WHERE key IN (SELECT value FROM json_each(?))",
+            (json.dumps(list(dict.fromkeys(keys))),),
+        ).fetchall()
 
     def put_many(self, entries: Mapping[str, CachedPiece]) -> None:
         """Store `entries`, then evict the least recently used past the cap."""
@@ -290,6 +367,7 @@ class ResultCache:
         def wipe(db: sqlite3.Connection) -> None:
             db.execute("DELETE FROM entries")
             db.execute("DELETE FROM counters")
+            db.execute("DELETE FROM shells")
 
         self._write(wipe)
         self._db.execute("VACUUM")
@@ -308,9 +386,9 @@ class ResultCache:
     def _mark_used(
         db: sqlite3.Connection, hits: list[str], damaged: list[str], lookups: int
     ) -> None:
-        now = time.time()
-        db.executemany(
-            "UPDATE entries SET used = ? WHERE key = ?", ((now, k) for k in hits)
+        db.execute(
+            "UPDATE entries SET used = ? WHERE key IN (SELECT value FROM json_each(?))",
+            (time.time(), json.dumps(hits)),
         )
         db.executemany("DELETE FROM entries WHERE key = ?", ((k,) for k in damaged))
         for name, count in (("hits", len(hits)), ("misses", lookups - len(hits))):
@@ -334,6 +412,10 @@ class ResultCache:
             if excess <= 0:
                 break
         db.executemany("DELETE FROM entries WHERE key = ?", ((k,) for k in doomed))
+        # A shell not used since the oldest entry left serves no run any more.
+        db.execute(
+            "DELETE FROM shells WHERE used < (SELECT COALESCE(MIN(used), 0) FROM entries)"
+        )
 
 
 def _decode(value: object, checksum: object) -> CachedPiece | None:
@@ -347,8 +429,3 @@ def _decode(value: object, checksum: object) -> CachedPiece | None:
 
 def _checksum(value: str) -> str:
     return hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def _chunks(items: list[str], size: int) -> Iterable[list[str]]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]

@@ -66,14 +66,9 @@ class SlicePlan:
         count = len(chosen)
         size = max(1, min(MAX_BATCH, math.ceil(count / (jobs * BATCHES_PER_JOB))))
         batches = tuple(tuple(chosen[i : i + size]) for i in range(0, count, size))
-        defined_by = slices.defined_by()
-        watched = frozenset(
-            defined_by[name]
-            for piece in slices.pieces
-            for name in piece.references
-            if name in defined_by
+        return SlicePlan(
+            slices, batches, slices.defined_by(), slices.referenced(), separately
         )
-        return SlicePlan(slices, batches, defined_by, watched, separately)
 
     def own(self, batch: int) -> list[tuple[int, PieceText]]:
         """The batch's pieces as texts to parse, each with its first piece's

@@ -11,18 +11,19 @@ from dataclasses import dataclass, field
 from typing import cast
 
 from passflow import ir
-from passflow.diagnostics import Diagnostic, IRParseError, PassPipelineError
+from passflow.diagnostics import IRParseError, PassPipelineError
 from passflow.execution import ChildExecutor
 from passflow.executors.capture import captured_output
 from passflow.executors.forking import DEFAULT_SERIAL_BUDGET, ProcessExecutor
 from passflow.executors.shipping import ShippingExecutor
 from passflow.executors.transfer import Decoder, EncodedOp
-from passflow.ir import Operation
 from passflow.pass_manager import PassManager
 from passflow.sliced.batch import BatchResult, BatchRunner
 from passflow.sliced.cache import CachedPiece, ResultCache
-from passflow.sliced.cache_key import piece_keys, run_key
+from passflow.sliced.cache_code import pipeline_code
+from passflow.sliced.cache_key import piece_keys, run_key, shell_key
 from passflow.sliced.local import run_local
+from passflow.sliced.outcome import Fallback, PieceResult, SlicedOutcome, stitch
 from passflow.sliced.plan import RemoteRun, SlicePlan, why_not_sliced
 from passflow.sliced.profile import SlicedProfile
 from passflow.sliced.scan import SourceSlices, scan_text
@@ -37,28 +38,6 @@ __all__ = [
     "run_sliced_on",
     "sliced_jobs_of",
 ]
-
-
-@dataclass
-class SlicedOutcome:
-    """A sliced run that stands for a run of the whole file: its diagnostics
-    and the text its passes wrote, in order (`events`), and its result: the
-    printed module (`output`, when the workers printed it) or the module
-    itself (`module`, when passes after the nested pipelines ran here).
-    `failed`: the pipeline failed, and there is no result."""
-
-    events: list[Diagnostic]
-    output: str | None = None
-    module: Operation | None = None
-    failed: bool = False
-    profile: SlicedProfile = field(default_factory=SlicedProfile)
-
-
-@dataclass(frozen=True)
-class Fallback:
-    """The file must run whole, in the parent: why."""
-
-    reason: str
 
 
 def sliced_jobs_of(executor: ChildExecutor | None) -> int | None:
@@ -84,6 +63,7 @@ def run_sliced_on(
     allow_unregistered: bool = False,
     cache: ResultCache | None = None,
     cache_salt: str = "",
+    salt_names_pipeline: bool = False,
 ) -> SlicedOutcome | Fallback:
     """`run_sliced` with the jobs and the place of the batches `executor`
     stands for: forked here for a process executor (its jobs and serial
@@ -119,6 +99,7 @@ def run_sliced_on(
         remote=remote,
         cache=cache,
         cache_salt=cache_salt,
+        salt_names_pipeline=salt_names_pipeline,
     )
 
 
@@ -134,6 +115,7 @@ def run_sliced(
     remote: RemoteRun | None = None,
     cache: ResultCache | None = None,
     cache_salt: str = "",
+    salt_names_pipeline: bool = False,
 ) -> SlicedOutcome | Fallback:
     """Run `pm` on the module `text` holds, each top-level op parsed, verified,
     run by the pipeline's first pass (nested pipelines) and printed by one of
@@ -145,7 +127,10 @@ def run_sliced(
     the rest of the pipeline runs here on the module they make up. With a
     `cache` (and nested pipelines only), pieces whose key it holds are not
     run: their stored results are played back in order, and the pieces that
-    ran are stored (`cache_salt`: what else the caller's output depends on)."""
+    ran are stored (`cache_salt`: what else the caller's output depends on;
+    `salt_names_pipeline`: it holds the text `pm` was built from, so a
+    pipeline of passflow's own passes is keyed without it,
+    `passflow.sliced.cache_code`)."""
     run = _SlicedRun(
         text,
         name,
@@ -157,6 +142,7 @@ def run_sliced(
         remote,
         cache,
         cache_salt,
+        salt_names_pipeline,
     )
     gc.freeze()  # batches collect their garbage: only theirs is scanned
     try:
@@ -179,6 +165,7 @@ class _SlicedRun:
     remote: RemoteRun | None
     cache: ResultCache | None
     salt: str
+    salt_names_pipeline: bool
     start: float = field(default_factory=time.perf_counter)
     scanned: float = 0.0
 
@@ -220,10 +207,11 @@ class _SlicedRun:
         plan = SlicePlan.of(slices, jobs)
         keys: list[str] = []
         hits: dict[int, CachedPiece] = {}
+        run = ""
         if cache is not None and not runner.keep_ops:
-            keys = piece_keys(
-                run_key(pm, self.name, slices.shell_text, self.salt), slices
-            )
+            code = pipeline_code(pm, named_by_salt=self.salt_names_pipeline)
+            run = run_key(code, self.name, slices.shell_text, self.salt)
+            keys = piece_keys(run, slices)
             found = cache.get_many(keys)
             for index, key in enumerate(keys):
                 piece = found.get(key)
@@ -244,10 +232,11 @@ class _SlicedRun:
             results = run_local(
                 plan, runner, jobs, profile, serial_budget=self.serial_budget
             )
-        if keys:
+        if run:  # the cache was looked up
             outcome = _assemble_cached(runner.prefix, results, hits)
             if cache is not None and isinstance(outcome, SlicedOutcome):
                 cache.put_many(_entries(results, keys))
+                cache.put_shell(shell_key(run), runner.prefix)
         else:
             outcome = assemble(runner.prefix, results)
         if (
@@ -315,23 +304,16 @@ def _assemble_cached(
     for result in results:
         if result.fallback is not None:
             return Fallback(result.fallback)
-    units: list[tuple[int, BatchResult]] = []
-    for result in results:
-        for part in result.parts:
-            unit = BatchResult(result.batch, part.events, part.failed, part.body)
-            unit.initial_symbols, unit.symbols = part.initial_symbols, part.symbols
-            if part.header is not None:
-                unit.headers[part.index] = part.header
-            units.append((part.index, unit))
-    for index, piece in hits.items():
-        unit = BatchResult(-1, list(piece.events), piece.failed, piece.body)
-        unit.initial_symbols = list(piece.initial_symbols)
-        unit.symbols = list(piece.symbols)
-        if piece.header is not None:
-            unit.headers[index] = piece.header
-        units.append((index, unit))
+    units: list[tuple[int, PieceResult, tuple[str, str] | None]] = [
+        (part.index, part, part.header) for result in results for part in result.parts
+    ]
+    units += [(index, piece, piece.header) for index, piece in hits.items()]
     units.sort(key=lambda unit: unit[0])
-    return assemble(prefix, [unit for _, unit in units])
+    return stitch(
+        prefix,
+        [result for _, result, _ in units],
+        [header for _, _, header in units if header is not None],
+    )
 
 
 def _entries(results: Sequence[BatchResult], keys: list[str]) -> dict[str, CachedPiece]:
@@ -352,28 +334,13 @@ def _entries(results: Sequence[BatchResult], keys: list[str]) -> dict[str, Cache
 
 
 def assemble(prefix: str, results: Sequence[BatchResult]) -> SlicedOutcome | Fallback:
-    """The run of the whole file the batches add up to, or a `Fallback` when
-    they cannot stand for it: a batch asked for one, two ops define the same
-    symbol (the module's verifier would say so), or an op that another piece
-    references changed outside its regions (that piece was checked against the
-    op as it was)."""
+    """The run of the whole file the batches add up to (`stitch`), or a
+    `Fallback` when a batch asked for one or they cannot stand for it."""
     for result in results:
         if result.fallback is not None:
             return Fallback(result.fallback)
-    for names in (
-        [name for result in results for name in result.initial_symbols],
-        [name for result in results for name in result.symbols],
-    ):
-        if len(set(names)) != len(names):
-            return Fallback("two top-level ops define the same symbol")
-    for result in results:
-        for before, after in result.headers.values():
-            if before != after:
-                return Fallback("a referenced op changed outside its regions")
-    events = [event for result in results for event in result.events]
-    if any(result.failed for result in results):
-        return SlicedOutcome(events, failed=True)
-    if any(result.body is None for result in results):
-        return SlicedOutcome(events)  # the ops came back: the caller runs the rest
-    body = "\n".join(result.body or "" for result in results)
-    return SlicedOutcome(events, output=prefix + body + "\n}")
+    return stitch(
+        prefix,
+        results,
+        [header for result in results for header in result.headers.values()],
+    )

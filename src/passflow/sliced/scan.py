@@ -187,6 +187,17 @@ class SourceSlices:
                 found.setdefault(symbol, index)
         return found
 
+    def referenced(self) -> frozenset[int]:
+        """The pieces another piece references by symbol (their headers are
+        checked after a run, since the other piece only saw them as they were)."""
+        defined_by = self.defined_by()
+        return frozenset(
+            defined_by[name]
+            for piece in self.pieces
+            for name in piece.references
+            if name in defined_by
+        )
+
 
 class _GiveUp(Exception):
     """The scan cannot vouch for a cut of this text."""

@@ -22,8 +22,15 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from passflow.sliced.cache import ResultCache
+    from passflow.tools.invocation import Invocation
 
-__all__ = ["add_cache_flags", "cache_maintenance", "cache_salt", "open_cache"]
+__all__ = [
+    "add_cache_flags",
+    "cache_maintenance",
+    "cache_requested",
+    "cache_salt",
+    "open_cache",
+]
 
 _NOT_IN_THE_KEY = frozenset(
     {
@@ -61,9 +68,14 @@ def add_cache_flags(parser: FlagParser) -> None:
     parser.add_flag("--cache-clear", help="empty the cache and exit")
 
 
+def cache_requested(args: argparse.Namespace) -> bool:
+    """Whether the run asks for the cache: `--cache`, or `PASSFLOW_CACHE_DIR`."""
+    return args.cache is not None or bool(os.environ.get("PASSFLOW_CACHE_DIR"))
+
+
 def _directory(args: argparse.Namespace) -> Path | None:
     chosen: str | None = args.cache
-    if chosen is None and not os.environ.get("PASSFLOW_CACHE_DIR"):
+    if not cache_requested(args):
         return None
     from pathlib import Path  # the cache is asked for
 
@@ -87,18 +99,25 @@ def _max_size(args: argparse.Namespace) -> int:
         raise PassflowError(f"for the --cache-max-size option: {err}") from None
 
 
-def open_cache(args: argparse.Namespace) -> ResultCache | None:
+def open_cache(args: argparse.Namespace, *, quiet: bool = False) -> ResultCache | None:
     """The cache the command line asks for, or None (off, or unusable: then
-    one note on stderr)."""
+    one note on stderr, unless `quiet`)."""
     directory = _directory(args)
     if directory is None:
         return None
     from passflow.sliced.cache import CacheUnavailableError, ResultCache  # asked for
 
     try:
-        return ResultCache(directory, _max_size(args))
+        max_size = _max_size(args)
+    except PassflowError:
+        if quiet:
+            return None
+        raise
+    try:
+        return ResultCache(directory, max_size)
     except CacheUnavailableError as err:
-        sys.stderr.write(f"passflow-opt: note: running without the cache: {err}\n")
+        if not quiet:
+            sys.stderr.write(f"passflow-opt: note: running without the cache: {err}\n")
         return None
 
 
@@ -125,14 +144,34 @@ def cache_maintenance(args: argparse.Namespace) -> int | None:
     return 0
 
 
-def cache_salt(args: argparse.Namespace, pass_flags: list[str]) -> str:
-    """What the output depends on besides the text and the pipeline: every
-    flag but those that choose files and executors, and the pass flags."""
+def cache_salt(inv: Invocation) -> str:
+    """What the output depends on besides the text and the code: every flag
+    but those that choose files and executors (the pipeline's text among
+    them), the individual pass flags, and the text of the plugins and IRDL
+    file the command line loads (a dialect changes what the input parses to)."""
     import hashlib  # for a run with the cache only
 
+    args = inv.args
+    pass_flags = [f"{flag.name}={flag.options}" for flag in inv.pass_flags]
     settings = sorted(
         (name, repr(value))
         for name, value in vars(args).items()
         if name not in _NOT_IN_THE_KEY
     )
-    return hashlib.sha256(repr((settings, pass_flags)).encode()).hexdigest()
+    sources = [*inv.plugins.passes, *inv.plugins.dialects]
+    if args.irdl_file:
+        sources.append(args.irdl_file)
+    loaded = [_source_text(source) for source in sources]
+    key = repr((settings, pass_flags, loaded))
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def _source_text(source: str) -> str:
+    """The text of a plugin (a file, or a loaded module's file) or IRDL file."""
+    module = sys.modules.get(source.partition(":")[0])
+    path = getattr(module, "__file__", None) or source
+    try:
+        with open(path, encoding="utf-8", errors="replace") as stream:
+            return stream.read()
+    except OSError:
+        return f"<unreadable {source}>"

@@ -32,6 +32,7 @@ __all__ = [
     "PassFlag",
     "read_input",
     "split_chunks",
+    "write_chunks",
 ]
 
 PROG = "passflow-opt"
@@ -88,6 +89,24 @@ def split_chunks(text: str, marker: str | None) -> list[tuple[str, int]]:
             current.append(line)
     chunks.append(("".join(current), start))
     return chunks
+
+
+def write_chunks(args: argparse.Namespace, outputs: list[str], ok: bool) -> int:
+    """Write the chunks' outputs to `-o`, joined by `--output-split-marker`
+    (a failed chunk's output is empty): the exit status. As mlir-opt, no
+    output file unless every chunk succeeded (stdout gets what there is)."""
+    # Loaded at the end of a run, not to answer `--version`.
+    from passflow.output_file import OutputFileError, write_output
+
+    if not ok and args.output != "-":
+        return 1
+    separator = f"{args.output_split_marker}\n" if args.output_split_marker else ""
+    try:
+        write_output(args.output, separator.join(outputs))
+    except OutputFileError as err:
+        sys.stderr.write(f"{err}\n")
+        return 1
+    return 0 if ok else 1
 
 
 def read_input(path: str) -> tuple[str, str]:

@@ -14,7 +14,6 @@ import sys
 
 from passflow.diagnostics import PassflowError
 from passflow.instruments.timing import TimingManager
-from passflow.output_file import OutputFileError, write_output
 from passflow.source_diagnostics import (
     DiagnosticVerifier,
     SourceDiagnosticPrinter,
@@ -23,7 +22,13 @@ from passflow.source_diagnostics import (
 from passflow.tools.cache_options import cache_maintenance, cache_salt, open_cache
 from passflow.tools.chunk import ChunkRun, Reports, error_with_note
 from passflow.tools.command_line import check_choice
-from passflow.tools.invocation import PROG, Invocation, read_input, split_chunks
+from passflow.tools.invocation import (
+    PROG,
+    Invocation,
+    read_input,
+    split_chunks,
+    write_chunks,
+)
 from passflow.tools.pass_manager_options import PassManagerOptions
 
 __all__ = ["check_tool_flags", "run_input"]
@@ -87,8 +92,7 @@ def run_input(inv: Invocation) -> int:
         return 1
     inv.cache = open_cache(args)
     if inv.cache is not None:
-        flags = [f"{flag.name}={flag.options}" for flag in inv.pass_flags]
-        inv.cache_salt = cache_salt(args, flags)
+        inv.cache_salt = cache_salt(inv)
     try:
         for chunk, first_line in split_chunks(text, args.split_input_file):
             level = args.verify_diagnostics
@@ -110,12 +114,4 @@ def run_input(inv: Invocation) -> int:
             for warning in inv.cache.warnings:
                 sys.stderr.write(f"{PROG}: warning: {warning}\n")
             inv.cache.close()
-    if not ok and args.output != "-":
-        return 1  # as mlir-opt, no output file unless every chunk succeeded
-    separator = f"{args.output_split_marker}\n" if args.output_split_marker else ""
-    try:
-        write_output(args.output, separator.join(outputs))
-    except OutputFileError as err:
-        sys.stderr.write(f"{err}\n")
-        return 1
-    return 0 if ok else 1
+    return write_chunks(args, outputs, ok)

@@ -70,6 +70,10 @@ class CommandLinePlugins:
     passes: tuple[str, ...] = ()
     dialects: tuple[str, ...] = ()
 
+    @property
+    def empty(self) -> bool:
+        return not self.passes and not self.dialects
+
     @classmethod
     def of(cls, argv: Sequence[str]) -> CommandLinePlugins:
         found: dict[str, list[str]] = {_PASS_PLUGIN: [], _DIALECT_PLUGIN: []}

@@ -23,8 +23,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from passflow.diagnostics import Diagnostic, DiagnosticHandler
-from passflow.executors.capture import CapturedOutput
-from passflow.executors.forking import ProcessExecutor
+from passflow.executors.captured_output import CapturedOutput
 
 if TYPE_CHECKING:
     from passflow.execution import ChildExecutor
@@ -94,6 +93,10 @@ def worth_slicing(
     """
     if executor is None or executor.threading_disabled:
         return cached
+    # Loaded with the executor it checks for; `sliced_flags` alone (the
+    # cache's warm path) does not need it.
+    from passflow.executors.forking import ProcessExecutor
+
     if isinstance(executor, ProcessExecutor):
         return cached or executor.serial_budget <= 0 or len(text) > SMALL_INPUT
     return True
@@ -111,7 +114,9 @@ def run_sliced_on(
     cache: ResultCache | None = None,
     cache_salt: str = "",
 ) -> SlicedOutcome | Fallback:
-    """`passflow.sliced.run.run_sliced_on`, for a chunk that may slice."""
+    """`passflow.sliced.run.run_sliced_on`, for a chunk that may slice. Its
+    `cache_salt` is `cache_options.cache_salt`'s, which holds the pipeline's
+    text and the pass flags."""
     # Sliced runs (the scan, batches, workers, the cache) load on first use.
     from passflow.sliced.run import run_sliced_on as run
 
@@ -125,6 +130,7 @@ def run_sliced_on(
         allow_unregistered=allow_unregistered,
         cache=cache,
         cache_salt=cache_salt,
+        salt_names_pipeline=True,
     )
 
 

@@ -1,0 +1,141 @@
+"""passflow-opt's warm path: a run that the result cache holds in full is
+printed from it before the IR, the pass manager or any pass loads.
+
+The keys take the scan of the text and passflow's source alone
+(`passflow.sliced.cache_key.own_code_key`): they are the keys a full run
+computes for a pipeline of passflow's own passes named on the command line
+(`passflow.sliced.cache_code`). When every piece of every chunk, and each
+chunk's printed shell, is in the cache, the stored results are stitched
+(`passflow.sliced.outcome.stitch`, the full run's own checks) and printed as
+the full run prints them. A pipeline keyed otherwise (a plugin's pass, an
+xDSL pass, a registered pipeline) simply misses here.
+
+Whatever this path cannot answer exactly as the full run would leaves it
+having printed nothing, and the run goes on as usual: a miss or a damaged
+entry, a chunk the scan cannot cut or whose pieces do not stitch, an input
+that is not a regular file (standard input, a pipe: read here, it would be
+gone for the run), `--verify-diagnostics`, flags that observe the run or that could fail
+outside the key (a local reproducer, an executor other than the process,
+thread or serial one, a Dask scheduler).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from passflow.diagnostics import PassflowError
+from passflow.sliced.cache import ResultCache
+from passflow.sliced.cache_key import own_code_key, piece_keys, run_key, shell_key
+from passflow.sliced.outcome import Fallback, SlicedOutcome, stitch
+from passflow.sliced.scan import SourceSlices, scan_text
+from passflow.source_diagnostics import SourceDiagnosticPrinter
+from passflow.tools.cache_options import cache_salt, open_cache
+from passflow.tools.invocation import (
+    PROG,
+    Invocation,
+    read_input,
+    split_chunks,
+    write_chunks,
+)
+from passflow.tools.pass_manager_options import PassManagerOptions
+from passflow.tools.sliced_options import replay_events, sliced_flags
+
+__all__ = ["replay_from_cache"]
+
+_LOCAL_EXECUTORS = (None, "serial", "thread", "process")
+"""Executors whose making cannot fail on flags the key leaves out."""
+
+
+def replay_from_cache(inv: Invocation) -> int | None:
+    """The exit status of a run the cache holds in full, having printed what
+    the full run prints; None, with nothing printed, for any other run."""
+    args = inv.args
+    if not _answerable(args):
+        return None
+    cache = open_cache(args, quiet=True)
+    if cache is None:
+        return None
+    try:
+        answer = _look_up(inv, cache)
+    finally:
+        cache.close()
+    if answer is None:
+        return None
+    text, name, outcomes = answer
+    printer = SourceDiagnosticPrinter(sys.stderr, name, text)
+    outputs: list[str] = []
+    for outcome in outcomes:
+        replay_events(outcome.events, printer)
+        outputs.append("" if outcome.output is None else outcome.output + "\n")
+    for warning in cache.warnings:
+        sys.stderr.write(f"{PROG}: warning: {warning}\n")
+    return write_chunks(args, outputs, not any(o.failed for o in outcomes))
+
+
+def _answerable(args: argparse.Namespace) -> bool:
+    """Whether the flags allow the warm path: a cached sliced run of a file
+    whose only pass-manager flags are the verifier and a local executor."""
+    if args.verify_diagnostics is not None or args.report:
+        return False
+    if not os.path.isfile(args.input):
+        return False  # stdin, a pipe: what this path reads, the run could not
+    if args.cache_stats or args.cache_clear or not sliced_flags(args):
+        return False
+    try:
+        options = PassManagerOptions.from_args(args)
+    except PassflowError:
+        return False
+    plain = PassManagerOptions(
+        verify_each=options.verify_each,
+        disable_threading=options.disable_threading,
+        executor_kind=options.executor_kind,
+        jobs=options.jobs,
+    )
+    return (
+        options == plain
+        and options.executor_kind in _LOCAL_EXECUTORS
+        and (options.jobs is None or options.jobs >= 1)
+    )
+
+
+def _look_up(
+    inv: Invocation, cache: ResultCache
+) -> tuple[str, str, list[SlicedOutcome]] | None:
+    """The input's text and name and each chunk's outcome, if the cache
+    holds every piece and shell (then counted as hits); else None."""
+    try:
+        text, name = read_input(inv.args.input)
+    except OSError:
+        return None
+    code, salt = own_code_key(), cache_salt(inv)
+    chunks: list[tuple[SourceSlices, str]] = []
+    for chunk, first_line in split_chunks(text, inv.args.split_input_file):
+        slices = scan_text(chunk, first_line)
+        if isinstance(slices, str):
+            return None
+        chunks.append((slices, run_key(code, name, slices.shell_text, salt)))
+    shells = [shell_key(run) for _, run in chunks]
+    prefixes = cache.peek_shells(shells)
+    if prefixes is None:
+        return None  # a run never stored (a cold one): no key computed for it
+    each = [piece_keys(run, slices) for slices, run in chunks]
+    keys = [key for chunk_keys in each for key in chunk_keys]
+    pieces = cache.peek_entries(keys)
+    if pieces is None:
+        return None
+    outcomes: list[SlicedOutcome] = []
+    for (slices, _), shell, chunk_keys in zip(chunks, shells, each, strict=True):
+        hits = [pieces[key] for key in chunk_keys]
+        if any(hits[i].header is None for i in slices.referenced()):
+            return None  # stored by a run that did not watch it
+        headers = [piece.header for piece in hits if piece.header is not None]
+        outcome = stitch(prefixes[shell], hits, headers)
+        if isinstance(outcome, Fallback):
+            return None
+        if outcome.output is None and not outcome.failed:
+            return None  # passes follow the nested ones: they run on the IR
+        outcomes.append(outcome)
+    cache.record_hits(keys, shells)
+    return text, name, outcomes

@@ -1,0 +1,231 @@
+"""passflow-opt's warm path (`passflow.tools.warm_cache`): a run the cache
+holds in full is printed from it, before the IR loads, byte for byte as the
+run without the cache prints it; and everything the key covers still makes it
+miss on that path (an edited pass, an option's default, xDSL's version).
+
+Each run is a process of its own (the warm path is about what a fresh process
+loads), started through a small driver that records whether the warm path
+answered and whether the IR was loaded.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from test_cache import GENERATED
+from test_sliced import module
+
+import passflow
+
+CANONICALIZE_CSE = "builtin.module(func.func(canonicalize,cse))"
+FAILING = "builtin.module(func.func(test-pass-failure{gen-diagnostics=true}))"
+
+DRIVER = """
+import json, sys
+from passflow.sliced import cache_key
+from passflow.tools import opt, warm_cache
+
+report, version, *argv = sys.argv[1:]
+if version:
+    cache_key.xdsl_version = lambda: version
+answered = []
+replay = warm_cache.replay_from_cache
+
+def recording(inv):
+    status = replay(inv)
+    answered.append(status is not None)
+    return status
+
+warm_cache.replay_from_cache = recording
+status = opt.main(argv)
+sys.stdout.flush()
+sys.stderr.flush()
+with open(report, "w") as stream:
+    json.dump({"warm": answered == [True], "ir": "passflow.ir" in sys.modules}, stream)
+sys.exit(status)
+"""
+
+
+@dataclass(frozen=True)
+class Run:
+    """What one passflow-opt process did."""
+
+    status: int
+    out: str
+    err: str
+    warm: bool
+    """The warm path answered."""
+    ir_loaded: bool
+
+    @property
+    def printed(self) -> tuple[int, str, str]:
+        return self.status, self.out, self.err
+
+
+def run(
+    argv: list[str],
+    tmp_path: Path,
+    *,
+    source: Path | None = None,
+    xdsl_version: str = "",
+    stdin: str | None = None,
+) -> Run:
+    """passflow-opt `argv` in a process of its own; `source`: a directory
+    holding the `passflow` package to run instead of the installed one."""
+    report = tmp_path / "report.json"
+    report.unlink(missing_ok=True)
+    env = {k: v for k, v in os.environ.items() if k != "PASSFLOW_CACHE_DIR"}
+    if source is not None:
+        env["PYTHONPATH"] = str(source)
+    done = subprocess.run(
+        [sys.executable, "-c", DRIVER, str(report), xdsl_version, *argv],
+        capture_output=True,
+        text=True,
+        env=env,
+        input=stdin,
+        timeout=600,
+        check=False,
+    )
+    seen = json.loads(report.read_text())
+    return Run(done.returncode, done.stdout, done.stderr, seen["warm"], seen["ir"])
+
+
+def uncached(argv: list[str], tmp_path: Path, source: Path | None = None) -> Run:
+    return run([*argv, "--mlir-disable-threading"], tmp_path, source=source)
+
+
+def test_a_warm_run_is_printed_before_the_ir_loads(tmp_path: Path) -> None:
+    path = tmp_path / "input.mlir"
+    path.write_text(module(12) + "// -----\n" + module(5))
+    cache = f"--cache={tmp_path / 'cache'}"
+    for pipeline in (CANONICALIZE_CSE, FAILING):
+        argv = [str(path), "-p", pipeline, "--split-input-file"]
+        plain = uncached(argv, tmp_path)
+        cold = run([*argv, cache], tmp_path)
+        warm = run([*argv, cache], tmp_path)
+        assert cold.printed == warm.printed == plain.printed
+        assert not cold.warm and cold.ir_loaded
+        assert warm.warm and not warm.ir_loaded
+    assert "error:" in plain.err and plain.status == 1
+    output = tmp_path / "out.mlir"
+    argv = [str(path), "-p", CANONICALIZE_CSE, "--split-input-file"]
+    assert run([*argv, "-o", str(output), cache], tmp_path).warm
+    assert output.read_text() == uncached(argv, tmp_path).out
+
+
+@pytest.mark.parametrize("index", range(len(GENERATED)))
+def test_generated_modules_are_answered_as_they_run(index: int, tmp_path: Path) -> None:
+    """An explicit module, aliases, comments with brackets, a crash in one
+    function, mutual recursion: the warm path prints what the run prints."""
+    path = tmp_path / "input.mlir"
+    path.write_text(GENERATED[index])
+    pipeline = "builtin.module(func.func(test-pass-crash-on-op{op=test.crash},cse))"
+    argv = [str(path), "-p", pipeline, "--allow-unregistered-dialect"]
+    plain = uncached(argv, tmp_path)
+    cache = f"--cache={tmp_path / 'cache'}"
+    assert run([*argv, cache], tmp_path).printed == plain.printed
+    warm = run([*argv, cache], tmp_path)
+    assert warm.printed == plain.printed
+    assert warm.warm
+
+
+def test_what_the_warm_path_cannot_vouch_for_runs(tmp_path: Path) -> None:
+    """A miss, standard input, an xDSL pass (keyed by its code: the full path
+    hits) and flags that fail outside the key run as without the warm path."""
+    path = tmp_path / "input.mlir"
+    text = module(10)
+    path.write_text(text)
+    cache = f"--cache={tmp_path / 'cache'}"
+    argv = [str(path), "-p", CANONICALIZE_CSE, cache]
+    run(argv, tmp_path)
+    edited_text = text.replace("arith.constant 0", "arith.constant 3", 1)
+    path.write_text(edited_text)
+    edited = run(argv, tmp_path)
+    assert not edited.warm and edited.printed == uncached(argv[:3], tmp_path).printed
+    assert run(argv, tmp_path).warm
+
+    for piped in ("-", "/dev/stdin"):  # a pipe read twice would be empty
+        run([piped, *argv[1:]], tmp_path, stdin=text)
+        changed = run([piped, *argv[1:]], tmp_path, stdin=edited_text)
+        assert not changed.warm and changed.out == edited.out and edited.out
+
+    xdsl_pass = [str(path), "-p", "builtin.module(func.func(cse,dce))", cache]
+    run(xdsl_pass, tmp_path)
+    again = run(xdsl_pass, tmp_path)
+    assert not again.warm
+    assert again.printed == uncached(xdsl_pass[:3], tmp_path).printed
+
+    local = [*argv, "--mlir-pass-pipeline-local-reproducer"]
+    assert run([*local, "--jobs=1"], tmp_path).status == 0
+    refused = run([*local, "--jobs=2"], tmp_path)
+    assert not refused.warm and refused.status == 1
+    assert "Local crash reproduction" in refused.err
+
+
+def _passflow_copy(tmp_path: Path) -> Path:
+    """A copy of passflow's source tree, to edit; its parent directory."""
+    source = tmp_path / "src"
+    shutil.copytree(
+        Path(passflow.__file__).parent,
+        source / "passflow",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
+    return source
+
+
+def _comment(text: str) -> str:
+    return text + "\n# edited\n"
+
+
+def _no_rewrites_by_default(text: str) -> str:
+    return text.replace(
+        "max_num_rewrites = Option(\n        -1,",
+        "max_num_rewrites = Option(\n        0,",
+    )
+
+
+EDITS: dict[str, tuple[str, Callable[[str], str]]] = {
+    "a comment in a pass's module": ("transforms/cse.py", _comment),
+    "an option's default in the pass class": (
+        "transforms/canonicalize.py",
+        _no_rewrites_by_default,
+    ),
+}
+
+
+@pytest.mark.parametrize("edit", EDITS)
+def test_an_edit_to_passflow_misses_on_the_warm_path(edit: str, tmp_path: Path) -> None:
+    source = _passflow_copy(tmp_path)
+    path = tmp_path / "input.mlir"
+    path.write_text(module(6))
+    argv = [str(path), "-p", CANONICALIZE_CSE, f"--cache={tmp_path / 'cache'}"]
+    run(argv, tmp_path, source=source)
+    assert run(argv, tmp_path, source=source).warm
+    relative, change = EDITS[edit]
+    edited = source / "passflow" / relative
+    before = edited.read_text()
+    edited.write_text(change(before))
+    assert edited.read_text() != before
+    after = run(argv, tmp_path, source=source)
+    assert not after.warm
+    assert after.printed == uncached(argv[:3], tmp_path, source=source).printed
+    assert run(argv, tmp_path, source=source).warm
+
+
+def test_another_xdsl_misses_on_the_warm_path(tmp_path: Path) -> None:
+    path = tmp_path / "input.mlir"
+    path.write_text(module(6))
+    argv = [str(path), "-p", CANONICALIZE_CSE, f"--cache={tmp_path / 'cache'}"]
+    run(argv, tmp_path)
+    assert run(argv, tmp_path).warm
+    other = run(argv, tmp_path, xdsl_version="0.0.0-other")
+    assert not other.warm and other.printed == uncached(argv[:3], tmp_path).printed
+    assert run(argv, tmp_path, xdsl_version="0.0.0-other").warm
