@@ -2,7 +2,7 @@
 
 Importing this package registers them all by name (the registry imports it before
 the first lookup): `canonicalize`, `composite-fixed-point-pass`, `cse`, `inline`, `loop-invariant-code-motion`,
-`print-ir`, `print-op-stats`,
+`mem2reg`, `print-ir`, `print-op-stats`,
 `strip-debuginfo`, `symbol-dce`, `symbol-privatize` and `topological-sort`. A pass's module,
 with the xDSL dialects and patterns it needs, is imported only when a pipeline
 names the pass or its class is taken from this package, so a run pays in start-up
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from passflow.transforms.loop_invariant_code_motion import (
         LoopInvariantCodeMotion,
     )
+    from passflow.transforms.mem2reg import Mem2Reg
     from passflow.transforms.print_ir import PrintIRPass
     from passflow.transforms.print_op_stats import PrintOpStats
     from passflow.transforms.strip_debuginfo import StripDebugInfo
@@ -37,6 +38,7 @@ __all__ = [
     "CompositeFixedPointPass",
     "Inliner",
     "LoopInvariantCodeMotion",
+    "Mem2Reg",
     "PrintIRPass",
     "PrintOpStats",
     "StripDebugInfo",
@@ -57,6 +59,7 @@ _PASSES: dict[str, tuple[str, str]] = {
         "passflow.transforms.loop_invariant_code_motion",
         "LoopInvariantCodeMotion",
     ),
+    "mem2reg": ("passflow.transforms.mem2reg", "Mem2Reg"),
     "print-ir": ("passflow.transforms.print_ir", "PrintIRPass"),
     "print-op-stats": ("passflow.transforms.print_op_stats", "PrintOpStats"),
     "strip-debuginfo": ("passflow.transforms.strip_debuginfo", "StripDebugInfo"),

@@ -1,0 +1,318 @@
+"""The memory slot models of `memref` and `llvm` ops (MLIR's MemRefMemorySlot.cpp
+and LLVMMemorySlot.cpp), registered in `passflow.transforms.memory_slots`.
+
+- `memref.alloca` of a static shape with one element is a promotable slot; of a
+  static shape with 2 to 16 elements, a destructurable one whose elements are
+  named by `[i, j, ...]` index arrays. Its default value is `ub.poison`.
+- `memref.load` and `memref.store` read and write it; for `sroa` their indices
+  must all be constants (`arith.constant` or another constant op) within bounds.
+- `llvm.alloca` in an entry block is a promotable slot of its element type; its
+  default value is `llvm.mlir.undef`. `llvm.load` (not volatile) and `llvm.store`
+  (not volatile, not storing the slot's own pointer) read and write it when their
+  type is the slot's. MLIR also promotes loads and stores of another type through
+  casts, and intrinsics and GEPs: those uses leave the slot alone here.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import llvm, memref, ub
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+)
+from xdsl.ir import Attribute, Operation, OpResult, SSAValue
+from xdsl.traits import ConstantLike
+
+from passflow.transforms.memory_slots import (
+    DestructurableAccessor,
+    DestructurableAllocation,
+    DestructurableSlot,
+    MemorySlot,
+    PromotableAllocation,
+    PromotableMemOp,
+    register_destructurable_accessor,
+    register_destructurable_allocation,
+    register_promotable_allocation,
+    register_promotable_mem_op,
+)
+
+__all__ = ["MAX_MEMREF_ELEMENTS_TO_DESTRUCTURE", "register_builtin_models"]
+
+MAX_MEMREF_ELEMENTS_TO_DESTRUCTURE = 16
+"""MLIR's `maxMemrefSizeForDestructuring`."""
+
+
+def _static_element_count(memref_type: MemRefType) -> int | None:
+    shape = memref_type.get_shape()
+    if any(dim < 0 for dim in shape):
+        return None
+    count = 1
+    for dim in shape:
+        count *= dim
+    return count
+
+
+def _is_volatile(op: Operation) -> bool:
+    return op.get_attr_or_prop("volatile_") is not None
+
+
+class _MemRefAlloca(PromotableAllocation, DestructurableAllocation):
+    def promotable_slots(self, op: Operation) -> list[MemorySlot]:
+        assert isinstance(op, memref.AllocaOp)
+        memref_type = op.memref.type
+        assert isinstance(memref_type, MemRefType)
+        if _static_element_count(memref_type) != 1:
+            return []
+        return [MemorySlot(op.memref, memref_type.element_type)]
+
+    def default_value(self, op: Operation, slot: MemorySlot) -> Operation:
+        return ub.PoisonOp(slot.elem_type)
+
+    def destructurable_slots(self, op: Operation) -> list[DestructurableSlot]:
+        assert isinstance(op, memref.AllocaOp)
+        memref_type = op.memref.type
+        assert isinstance(memref_type, MemRefType)
+        count = _static_element_count(memref_type)
+        if count is None or count == 1 or count > MAX_MEMREF_ELEMENTS_TO_DESTRUCTURE:
+            return []
+        indices = _all_indices(memref_type.get_shape())
+        element = memref_type.element_type
+        return [
+            DestructurableSlot(
+                op.memref, memref_type, {index: element for index in indices}
+            )
+        ]
+
+    def destructure(
+        self, op: Operation, slot: DestructurableSlot, used: list[Attribute]
+    ) -> dict[Attribute, MemorySlot]:
+        subslots: dict[Attribute, MemorySlot] = {}
+        after = op
+        for index in used:
+            element = slot.subelement_types[index]
+            sub = memref.AllocaOp.get(element, shape=[])
+            block = op.parent_block()
+            assert block is not None
+            block.insert_op_after(sub, after)
+            after = sub
+            subslots[index] = MemorySlot(sub.memref, element)
+        return subslots
+
+
+def _all_indices(shape: tuple[int, ...]) -> list[Attribute]:
+    """Every coordinate of `shape` as an array of index attributes, the first
+    dimension varying fastest (MLIR's walkIndicesAsAttr)."""
+    indices: list[Attribute] = []
+    current = [0] * len(shape)
+    while True:
+        indices.append(ArrayAttr([IntegerAttr(i, IndexType()) for i in current]))
+        for dim, size in enumerate(shape):
+            current[dim] += 1
+            if current[dim] < size:
+                break
+            current[dim] = 0
+        else:
+            return indices
+
+
+def _constant_index(value: SSAValue) -> int | None:
+    if not isinstance(value, OpResult) or not value.op.has_trait(ConstantLike):
+        return None
+    attr = value.op.get_attr_or_prop("value")
+    if not isinstance(attr, IntegerAttr):
+        return None
+    return attr.value.data
+
+
+def _memref_index(
+    memref_value: SSAValue, indices: tuple[SSAValue, ...]
+) -> Attribute | None:
+    """The constant in-bounds coordinate given by `indices`, as an index array."""
+    memref_type = memref_value.type
+    if not isinstance(memref_type, MemRefType):
+        return None
+    coordinates: list[IntegerAttr] = []
+    for value, size in zip(indices, memref_type.get_shape(), strict=False):
+        coordinate = _constant_index(value)
+        if coordinate is None or not 0 <= coordinate < size:
+            return None
+        coordinates.append(IntegerAttr(coordinate, IndexType()))
+    return ArrayAttr(coordinates)
+
+
+class _MemRefLoad(PromotableMemOp, DestructurableAccessor):
+    def loads_from(self, op: Operation, slot: MemorySlot) -> bool:
+        assert isinstance(op, memref.LoadOp)
+        return op.memref is slot.ptr
+
+    def stores_to(self, op: Operation, slot: MemorySlot) -> bool:
+        return False
+
+    def can_uses_be_removed(
+        self, op: Operation, slot: MemorySlot, operand_indices: frozenset[int]
+    ) -> bool:
+        assert isinstance(op, memref.LoadOp)
+        return operand_indices == frozenset({0}) and op.res.type == slot.elem_type
+
+    def stored_value(self, op: Operation, slot: MemorySlot) -> SSAValue:
+        raise AssertionError("a load stores nothing")
+
+    def remove_blocking_uses(
+        self, op: Operation, slot: MemorySlot, reaching: SSAValue
+    ) -> bool:
+        assert isinstance(op, memref.LoadOp)
+        op.res.replace_all_uses_with(reaching)
+        return True
+
+    def used_index(self, op: Operation, slot: DestructurableSlot) -> Attribute | None:
+        assert isinstance(op, memref.LoadOp)
+        if op.memref is not slot.ptr:
+            return None
+        return _memref_index(op.memref, tuple(op.indices))
+
+    def rewire(
+        self,
+        op: Operation,
+        slot: DestructurableSlot,
+        subslots: dict[Attribute, MemorySlot],
+    ) -> None:
+        assert isinstance(op, memref.LoadOp)
+        index = _memref_index(op.memref, tuple(op.indices))
+        assert index is not None
+        op.operands = (subslots[index].ptr,)
+
+
+class _MemRefStore(PromotableMemOp, DestructurableAccessor):
+    def loads_from(self, op: Operation, slot: MemorySlot) -> bool:
+        return False
+
+    def stores_to(self, op: Operation, slot: MemorySlot) -> bool:
+        assert isinstance(op, memref.StoreOp)
+        return op.memref is slot.ptr
+
+    def can_uses_be_removed(
+        self, op: Operation, slot: MemorySlot, operand_indices: frozenset[int]
+    ) -> bool:
+        assert isinstance(op, memref.StoreOp)
+        return (
+            operand_indices == frozenset({1})
+            and op.value is not slot.ptr
+            and op.value.type == slot.elem_type
+        )
+
+    def stored_value(self, op: Operation, slot: MemorySlot) -> SSAValue:
+        assert isinstance(op, memref.StoreOp)
+        return op.value
+
+    def remove_blocking_uses(
+        self, op: Operation, slot: MemorySlot, reaching: SSAValue
+    ) -> bool:
+        return True
+
+    def used_index(self, op: Operation, slot: DestructurableSlot) -> Attribute | None:
+        assert isinstance(op, memref.StoreOp)
+        if op.memref is not slot.ptr or op.value is slot.ptr:
+            return None
+        index = _memref_index(op.memref, tuple(op.indices))
+        return index if index in slot.subelement_types else None
+
+    def rewire(
+        self,
+        op: Operation,
+        slot: DestructurableSlot,
+        subslots: dict[Attribute, MemorySlot],
+    ) -> None:
+        assert isinstance(op, memref.StoreOp)
+        index = _memref_index(op.memref, tuple(op.indices))
+        assert index is not None
+        op.operands = (op.value, subslots[index].ptr)
+
+
+class _LLVMAlloca(PromotableAllocation):
+    def promotable_slots(self, op: Operation) -> list[MemorySlot]:
+        assert isinstance(op, llvm.AllocaOp)
+        block = op.parent_block()
+        region = None if block is None else block.parent
+        if region is None or region.first_block is not block:
+            return []
+        return [MemorySlot(op.res, op.elem_type)]
+
+    def default_value(self, op: Operation, slot: MemorySlot) -> Operation:
+        return llvm.UndefOp(slot.elem_type)
+
+
+class _LLVMLoad(PromotableMemOp):
+    def loads_from(self, op: Operation, slot: MemorySlot) -> bool:
+        assert isinstance(op, llvm.LoadOp)
+        return op.ptr is slot.ptr
+
+    def stores_to(self, op: Operation, slot: MemorySlot) -> bool:
+        return False
+
+    def can_uses_be_removed(
+        self, op: Operation, slot: MemorySlot, operand_indices: frozenset[int]
+    ) -> bool:
+        assert isinstance(op, llvm.LoadOp)
+        return (
+            operand_indices == frozenset({0})
+            and op.dereferenced_value.type == slot.elem_type
+            and not _is_volatile(op)
+        )
+
+    def stored_value(self, op: Operation, slot: MemorySlot) -> SSAValue:
+        raise AssertionError("a load stores nothing")
+
+    def remove_blocking_uses(
+        self, op: Operation, slot: MemorySlot, reaching: SSAValue
+    ) -> bool:
+        assert isinstance(op, llvm.LoadOp)
+        op.dereferenced_value.replace_all_uses_with(reaching)
+        return True
+
+
+class _LLVMStore(PromotableMemOp):
+    def loads_from(self, op: Operation, slot: MemorySlot) -> bool:
+        return False
+
+    def stores_to(self, op: Operation, slot: MemorySlot) -> bool:
+        assert isinstance(op, llvm.StoreOp)
+        return op.ptr is slot.ptr
+
+    def can_uses_be_removed(
+        self, op: Operation, slot: MemorySlot, operand_indices: frozenset[int]
+    ) -> bool:
+        assert isinstance(op, llvm.StoreOp)
+        return (
+            operand_indices == frozenset({1})
+            and op.value is not slot.ptr
+            and op.value.type == slot.elem_type
+            and not _is_volatile(op)
+        )
+
+    def stored_value(self, op: Operation, slot: MemorySlot) -> SSAValue:
+        assert isinstance(op, llvm.StoreOp)
+        return op.value
+
+    def remove_blocking_uses(
+        self, op: Operation, slot: MemorySlot, reaching: SSAValue
+    ) -> bool:
+        return True
+
+
+def register_builtin_models() -> None:
+    """Fill the memory slot tables for the `memref` and `llvm` ops (idempotent:
+    `mem2reg` and `sroa` both call it when their module is imported)."""
+    memref_alloca = _MemRefAlloca()
+    register_promotable_allocation("memref.alloca", memref_alloca)
+    register_destructurable_allocation("memref.alloca", memref_alloca)
+    memref_load = _MemRefLoad()
+    register_promotable_mem_op("memref.load", memref_load)
+    register_destructurable_accessor("memref.load", memref_load)
+    memref_store = _MemRefStore()
+    register_promotable_mem_op("memref.store", memref_store)
+    register_destructurable_accessor("memref.store", memref_store)
+    register_promotable_allocation("llvm.alloca", _LLVMAlloca())
+    register_promotable_mem_op("llvm.load", _LLVMLoad())
+    register_promotable_mem_op("llvm.store", _LLVMStore())
