@@ -3,7 +3,7 @@
 Importing this package registers them all by name (the registry imports it before
 the first lookup): `canonicalize`, `composite-fixed-point-pass`, `cse`, `inline`, `loop-invariant-code-motion`,
 `mem2reg`, `print-ir`, `print-op-stats`,
-`strip-debuginfo`, `symbol-dce`, `symbol-privatize` and `topological-sort`. A pass's module,
+`sroa`, `strip-debuginfo`, `symbol-dce`, `symbol-privatize` and `topological-sort`. A pass's module,
 with the xDSL dialects and patterns it needs, is imported only when a pipeline
 names the pass or its class is taken from this package, so a run pays in start-up
 time and memory for the passes it uses alone.
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from passflow.transforms.mem2reg import Mem2Reg
     from passflow.transforms.print_ir import PrintIRPass
     from passflow.transforms.print_op_stats import PrintOpStats
+    from passflow.transforms.sroa import SROA
     from passflow.transforms.strip_debuginfo import StripDebugInfo
     from passflow.transforms.symbol_dce import SymbolDCE
     from passflow.transforms.symbol_privatize import SymbolPrivatize
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CSE",
+    "SROA",
     "Canonicalizer",
     "CompositeFixedPointPass",
     "Inliner",
@@ -62,6 +64,7 @@ _PASSES: dict[str, tuple[str, str]] = {
     "mem2reg": ("passflow.transforms.mem2reg", "Mem2Reg"),
     "print-ir": ("passflow.transforms.print_ir", "PrintIRPass"),
     "print-op-stats": ("passflow.transforms.print_op_stats", "PrintOpStats"),
+    "sroa": ("passflow.transforms.sroa", "SROA"),
     "strip-debuginfo": ("passflow.transforms.strip_debuginfo", "StripDebugInfo"),
     "symbol-dce": ("passflow.transforms.symbol_dce", "SymbolDCE"),
     "symbol-privatize": ("passflow.transforms.symbol_privatize", "SymbolPrivatize"),
