@@ -3,7 +3,7 @@
 Importing this package registers them all by name (the registry imports it before
 the first lookup): `canonicalize`, `composite-fixed-point-pass`, `cse`, `inline`, `loop-invariant-code-motion`,
 `mem2reg`, `print-ir`, `print-op-stats`,
-`sroa`, `strip-debuginfo`, `symbol-dce`, `symbol-privatize` and `topological-sort`. A pass's module,
+`sroa`, `strip-debuginfo`, `symbol-dce`, `symbol-privatize`, `topological-sort` and `view-op-graph`. A pass's module,
 with the xDSL dialects and patterns it needs, is imported only when a pipeline
 names the pass or its class is taken from this package, so a run pays in start-up
 time and memory for the passes it uses alone.
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from passflow.transforms.symbol_dce import SymbolDCE
     from passflow.transforms.symbol_privatize import SymbolPrivatize
     from passflow.transforms.topological_sort import TopologicalSort
+    from passflow.transforms.view_op_graph import ViewOpGraph
 
 __all__ = [
     "CSE",
@@ -47,6 +48,7 @@ __all__ = [
     "SymbolDCE",
     "SymbolPrivatize",
     "TopologicalSort",
+    "ViewOpGraph",
 ]
 
 _PASSES: dict[str, tuple[str, str]] = {
@@ -69,6 +71,7 @@ _PASSES: dict[str, tuple[str, str]] = {
     "symbol-dce": ("passflow.transforms.symbol_dce", "SymbolDCE"),
     "symbol-privatize": ("passflow.transforms.symbol_privatize", "SymbolPrivatize"),
     "topological-sort": ("passflow.transforms.topological_sort", "TopologicalSort"),
+    "view-op-graph": ("passflow.transforms.view_op_graph", "ViewOpGraph"),
 }
 """Each pass's argument, module and class."""
 
