@@ -340,6 +340,10 @@ class _Promoter:
             reaching = self._promote_in_block(block, reaching)
             self._forward_to_merge_points(block, reaching)
             stack.extend((child, reaching) for child in node.children)
+        # A block no path reaches passes the default value on.
+        for block in region.blocks:
+            if self.dominance.get_node(block) is None:
+                self._forward_to_merge_points(block, None)
 
     def _promote_in_block(
         self, block: Block, reaching: SSAValue | None

@@ -15,7 +15,7 @@ and LLVMMemorySlot.cpp), registered in `passflow.transforms.memory_slots`.
 
 from __future__ import annotations
 
-from xdsl.dialects import llvm, memref, ub
+from xdsl.dialects import memref, ub
 from xdsl.dialects.builtin import (
     ArrayAttr,
     IndexType,
@@ -231,22 +231,26 @@ class _MemRefStore(PromotableMemOp, DestructurableAccessor):
 
 
 class _LLVMAlloca(PromotableAllocation):
+    """The llvm models read operands by position, so that `mem2reg` and `sroa`
+    do not load the llvm dialect for IR without llvm ops."""
+
     def promotable_slots(self, op: Operation) -> list[MemorySlot]:
-        assert isinstance(op, llvm.AllocaOp)
         block = op.parent_block()
         region = None if block is None else block.parent
-        if region is None or region.first_block is not block:
+        elem_type = op.get_attr_or_prop("elem_type")
+        if region is None or region.first_block is not block or elem_type is None:
             return []
-        return [MemorySlot(op.res, op.elem_type)]
+        return [MemorySlot(op.results[0], elem_type)]
 
     def default_value(self, op: Operation, slot: MemorySlot) -> Operation:
-        return llvm.UndefOp(slot.elem_type)
+        from xdsl.dialects.llvm import UndefOp  # loaded: the IR holds llvm ops
+
+        return UndefOp(slot.elem_type)
 
 
 class _LLVMLoad(PromotableMemOp):
     def loads_from(self, op: Operation, slot: MemorySlot) -> bool:
-        assert isinstance(op, llvm.LoadOp)
-        return op.ptr is slot.ptr
+        return op.operands[0] is slot.ptr
 
     def stores_to(self, op: Operation, slot: MemorySlot) -> bool:
         return False
@@ -254,10 +258,9 @@ class _LLVMLoad(PromotableMemOp):
     def can_uses_be_removed(
         self, op: Operation, slot: MemorySlot, operand_indices: frozenset[int]
     ) -> bool:
-        assert isinstance(op, llvm.LoadOp)
         return (
             operand_indices == frozenset({0})
-            and op.dereferenced_value.type == slot.elem_type
+            and op.results[0].type == slot.elem_type
             and not _is_volatile(op)
         )
 
@@ -267,8 +270,7 @@ class _LLVMLoad(PromotableMemOp):
     def remove_blocking_uses(
         self, op: Operation, slot: MemorySlot, reaching: SSAValue
     ) -> bool:
-        assert isinstance(op, llvm.LoadOp)
-        op.dereferenced_value.replace_all_uses_with(reaching)
+        op.results[0].replace_all_uses_with(reaching)
         return True
 
 
@@ -277,23 +279,21 @@ class _LLVMStore(PromotableMemOp):
         return False
 
     def stores_to(self, op: Operation, slot: MemorySlot) -> bool:
-        assert isinstance(op, llvm.StoreOp)
-        return op.ptr is slot.ptr
+        return op.operands[1] is slot.ptr
 
     def can_uses_be_removed(
         self, op: Operation, slot: MemorySlot, operand_indices: frozenset[int]
     ) -> bool:
-        assert isinstance(op, llvm.StoreOp)
+        value = op.operands[0]
         return (
             operand_indices == frozenset({1})
-            and op.value is not slot.ptr
-            and op.value.type == slot.elem_type
+            and value is not slot.ptr
+            and value.type == slot.elem_type
             and not _is_volatile(op)
         )
 
     def stored_value(self, op: Operation, slot: MemorySlot) -> SSAValue:
-        assert isinstance(op, llvm.StoreOp)
-        return op.value
+        return op.operands[0]
 
     def remove_blocking_uses(
         self, op: Operation, slot: MemorySlot, reaching: SSAValue
