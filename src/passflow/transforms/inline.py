@@ -383,11 +383,7 @@ class _InlinerRun:
     def _is_legal_call(self, call: _Call, region: Region) -> bool:
         """The call's dialect's `isLegalToInline(call, callable)`."""
         if call.op.name == "llvm.call":
-            # The llvm dialect only inlines a copy of the callee: never one it
-            # would move in place (its last use, discardable).
-            return not self.use_list.has_one_use_and_discardable(
-                call.target
-            ) and _is_legal_llvm_call(call.op, region)
+            return _is_legal_llvm_call(call.op, region)
         return _is_legal_call(call.op, region)
 
     def _fits_caller_region(self, call: _Call, region: Region) -> bool:
