@@ -555,7 +555,7 @@ def test_a_call_in_a_region_of_an_unregistered_op_is_not_inlined() -> None:
 # no_inline, a disallowed passthrough attribute, a variadic callee and a
 # declaration keep their calls (mlir-opt 22.1.8, without the simplification
 # pipeline, which xDSL's llvm.func cannot anchor: it is not IsolatedFromAbove).
-LLVM_CALLS = """
+LLVM_CALLEES = """
 llvm.func @callee_with_multiple_blocks(%cond: i1) -> (i32) {
   llvm.cond_br %cond, ^bb1, ^bb2
 ^bb1:
@@ -581,6 +581,11 @@ llvm.func @variadic(...) {
   llvm.return
 }
 llvm.func @declaration()
+"""
+
+LLVM_CALLS = (
+    LLVM_CALLEES
+    + """
 llvm.func @caller(%cond: i1) -> (i32) {
   %0 = llvm.call @callee_with_multiple_blocks(%cond) : (i1) -> (i32)
   %1 = llvm.call @single(%0) : (i32) -> (i32)
@@ -591,33 +596,11 @@ llvm.func @caller(%cond: i1) -> (i32) {
   llvm.return %1 : i32
 }
 """
+)
 
-MLIR_LLVM_CALLS = """
-llvm.func @callee_with_multiple_blocks(%arg0: i1) -> i32 {
-  llvm.cond_br %arg0, ^bb1, ^bb2
-^bb1:
-  %0 = llvm.mlir.constant(0 : i32) : i32
-  llvm.br ^bb3(%0 : i32)
-^bb2:
-  %1 = llvm.mlir.constant(1 : i32) : i32
-  llvm.br ^bb3(%1 : i32)
-^bb3(%2: i32):
-  llvm.return %2 : i32
-}
-llvm.func @single(%arg0: i32) -> i32 {
-  %0 = llvm.add %arg0, %arg0 : i32
-  llvm.return %0 : i32
-}
-llvm.func @no_inline() attributes {no_inline} {
-  llvm.return
-}
-llvm.func @strictfp() attributes {passthrough = ["strictfp"]} {
-  llvm.return
-}
-llvm.func @variadic(...) {
-  llvm.return
-}
-llvm.func @declaration()
+MLIR_LLVM_CALLS = (
+    LLVM_CALLEES
+    + """
 llvm.func @caller(%arg0: i1) -> i32 {
   llvm.cond_br %arg0, ^bb1, ^bb2
 ^bb1:
@@ -637,6 +620,7 @@ llvm.func @caller(%arg0: i1) -> i32 {
   llvm.return %4 : i32
 }
 """
+)
 
 
 def test_inlines_llvm_calls_by_the_llvm_dialects_rules() -> None:

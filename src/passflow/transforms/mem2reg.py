@@ -41,6 +41,8 @@ from passflow.transforms.memory_slots import (
     MemorySlot,
     PromotableAllocation,
     PromotableMemOp,
+    allocators_by_region,
+    in_rounds,
     promotable_allocation,
     promotable_mem_op,
 )
@@ -96,12 +98,12 @@ within subregions will not happen.
         dominance = self.get_analysis(DominanceInfo)
         counts = PromotionCounts()
         changed = False
-        for region in self.get_operation().regions:
-            if region.first_block is None:
-                continue
-            allocators = [op for op in region.walk() if promotable_allocation(op)]
-            if try_to_promote_memory_slots(allocators, dominance, counts):
-                changed = True
+        for allocators in allocators_by_region(
+            self.get_operation(), promotable_allocation
+        ):
+            changed = (
+                try_to_promote_memory_slots(allocators, dominance, counts) or changed
+            )
         self.promoted_amount += counts.promoted
         self.new_block_argument_amount += counts.new_block_arguments
         if not changed:
@@ -115,19 +117,13 @@ def try_to_promote_memory_slots(
 ) -> bool:
     """Promote every slot of `allocators` that can be, in rounds until none more
     can (promoting one slot may free another); True if any was promoted."""
-    counts = counts if counts is not None else PromotionCounts()
-    worklist = list(allocators)
-    promoted_any = False
-    while True:
-        kept: list[Operation] = []
-        for allocator in worklist:
-            model = promotable_allocation(allocator)
-            if model is None or not _promote_one(allocator, model, dominance, counts):
-                kept.append(allocator)
-        if len(kept) == len(worklist):
-            return promoted_any
-        promoted_any = True
-        worklist = kept
+    found = counts if counts is not None else PromotionCounts()
+
+    def attempt(allocator: Operation) -> bool:
+        model = promotable_allocation(allocator)
+        return model is not None and _promote_one(allocator, model, dominance, found)
+
+    return in_rounds(allocators, attempt)
 
 
 def _promote_one(

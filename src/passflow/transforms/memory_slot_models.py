@@ -15,6 +15,8 @@ and LLVMMemorySlot.cpp), registered in `passflow.transforms.memory_slots`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from xdsl.dialects import memref, ub
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -142,6 +144,17 @@ def _memref_index(
     return ArrayAttr(coordinates)
 
 
+def _element_slot(
+    memref_value: SSAValue,
+    indices: Sequence[SSAValue],
+    subslots: dict[Attribute, MemorySlot],
+) -> SSAValue:
+    """The pointer of the element slot an access with these indices moves to."""
+    index = _memref_index(memref_value, tuple(indices))
+    assert index is not None
+    return subslots[index].ptr
+
+
 class _MemRefLoad(PromotableMemOp, DestructurableAccessor):
     def loads_from(self, op: Operation, slot: MemorySlot) -> bool:
         assert isinstance(op, memref.LoadOp)
@@ -179,9 +192,7 @@ class _MemRefLoad(PromotableMemOp, DestructurableAccessor):
         subslots: dict[Attribute, MemorySlot],
     ) -> None:
         assert isinstance(op, memref.LoadOp)
-        index = _memref_index(op.memref, tuple(op.indices))
-        assert index is not None
-        op.operands = (subslots[index].ptr,)
+        op.operands = (_element_slot(op.memref, op.indices, subslots),)
 
 
 class _MemRefStore(PromotableMemOp, DestructurableAccessor):
@@ -225,9 +236,7 @@ class _MemRefStore(PromotableMemOp, DestructurableAccessor):
         subslots: dict[Attribute, MemorySlot],
     ) -> None:
         assert isinstance(op, memref.StoreOp)
-        index = _memref_index(op.memref, tuple(op.indices))
-        assert index is not None
-        op.operands = (op.value, subslots[index].ptr)
+        op.operands = (op.value, _element_slot(op.memref, op.indices, subslots))
 
 
 class _LLVMAlloca(PromotableAllocation):

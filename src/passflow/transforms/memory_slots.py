@@ -15,7 +15,7 @@ nor destructured, as in MLIR when an op lacks the interface.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -30,8 +30,10 @@ __all__ = [
     "MemorySlot",
     "PromotableAllocation",
     "PromotableMemOp",
+    "allocators_by_region",
     "destructurable_accessor",
     "destructurable_allocation",
+    "in_rounds",
     "promotable_allocation",
     "promotable_mem_op",
     "register_destructurable_accessor",
@@ -187,3 +189,32 @@ def destructurable_allocation(op: Operation) -> DestructurableAllocation | None:
 
 def destructurable_accessor(op: Operation) -> DestructurableAccessor | None:
     return _lookup(_ACCESSORS, op)
+
+
+def allocators_by_region(
+    op: Operation, is_allocator: Callable[[Operation], object]
+) -> list[list[Operation]]:
+    """For each non-empty region of `op`, the allocating ops nested in it, in
+    program order (the lists MLIR's mem2reg and sroa build region by region)."""
+    return [
+        [nested for nested in region.walk() if is_allocator(nested)]
+        for region in op.regions
+        if region.first_block is not None
+    ]
+
+
+def in_rounds(
+    allocators: Iterable[Operation], attempt: Callable[[Operation], bool]
+) -> bool:
+    """Call `attempt` on each allocator, then again on those it failed on, until a
+    round succeeds on none (changing one slot may free another, as MLIR's
+    `tryToPromoteMemorySlots` and `tryToDestructureMemorySlots` do); True if any
+    attempt succeeded."""
+    worklist = list(allocators)
+    changed = False
+    while True:
+        kept = [allocator for allocator in worklist if not attempt(allocator)]
+        if len(kept) == len(worklist):
+            return changed
+        changed = True
+        worklist = kept

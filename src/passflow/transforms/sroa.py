@@ -25,8 +25,10 @@ from passflow.transforms.memory_slots import (
     DestructurableAccessor,
     DestructurableAllocation,
     DestructurableSlot,
+    allocators_by_region,
     destructurable_accessor,
     destructurable_allocation,
+    in_rounds,
 )
 
 __all__ = ["SROA", "DestructuringCounts", "try_to_destructure_memory_slots"]
@@ -80,12 +82,10 @@ manner and within bounds by implementing `TypeSafeOpInterface`.
     def run_on_operation(self) -> None:
         counts = DestructuringCounts()
         changed = False
-        for region in self.get_operation().regions:
-            if region.first_block is None:
-                continue
-            allocators = [op for op in region.walk() if destructurable_allocation(op)]
-            if try_to_destructure_memory_slots(allocators, counts):
-                changed = True
+        for allocators in allocators_by_region(
+            self.get_operation(), destructurable_allocation
+        ):
+            changed = try_to_destructure_memory_slots(allocators, counts) or changed
         self.destructured_amount += counts.destructured
         self.slots_with_memory_benefit += counts.with_memory_benefit
         if counts.max_subelements > self.max_subelement_amount:
@@ -99,19 +99,13 @@ def try_to_destructure_memory_slots(
 ) -> bool:
     """Destructure every slot of `allocators` that can be, in rounds until none
     more can; True if any was."""
-    counts = counts if counts is not None else DestructuringCounts()
-    worklist = list(allocators)
-    destructured_any = False
-    while True:
-        kept: list[Operation] = []
-        for allocator in worklist:
-            model = destructurable_allocation(allocator)
-            if model is None or not _destructure_one(allocator, model, counts):
-                kept.append(allocator)
-        if len(kept) == len(worklist):
-            return destructured_any
-        destructured_any = True
-        worklist = kept
+    found = counts if counts is not None else DestructuringCounts()
+
+    def attempt(allocator: Operation) -> bool:
+        model = destructurable_allocation(allocator)
+        return model is not None and _destructure_one(allocator, model, found)
+
+    return in_rounds(allocators, attempt)
 
 
 def _destructure_one(
