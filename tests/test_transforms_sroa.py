@@ -5,7 +5,12 @@ from __future__ import annotations
 from transforms_support import assert_same_ir, run_passes
 
 from passflow.registry import lookup_pass
-from passflow.statistics import statistic_values
+from passflow.statistics import (
+    apply_statistic_effects,
+    arm_statistics,
+    statistic_values,
+    take_statistic_effects,
+)
 from passflow.transforms import SROA, Mem2Reg
 
 AGGREGATES = """
@@ -98,3 +103,27 @@ def test_mem2reg_then_promotes_the_new_slots() -> None:
     high, all_used = list(module.body.block.ops)[:2]
     for function in (high, all_used):
         assert not [op for op in function.walk() if op.name.startswith("memref.")]
+
+
+def test_max_subelement_number_is_a_maximum_whatever_the_child_order() -> None:
+    # Two children run on clones (as a parallel executor does): the 8-element
+    # slot first, then the 2-element one; the report keeps 8, as a serial run.
+    original = SROA()
+    for elements in (8, 2):
+        clone = SROA()
+        arm_statistics(clone)
+        text = AGGREGATE_OF.format(n=elements)
+        run_passes(text, clone)
+        apply_statistic_effects(original, take_statistic_effects(clone))
+    assert stats(original)["max subelement number"] == 8
+    assert stats(original)["destructured slots"] == 2
+
+
+AGGREGATE_OF = """
+func.func @f() {{
+  %c0 = arith.constant 0 : index
+  %x = memref.alloca() : memref<{n}xi32>
+  %v = memref.load %x[%c0] : memref<{n}xi32>
+  return
+}}
+"""

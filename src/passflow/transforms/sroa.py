@@ -77,6 +77,7 @@ manner and within bounds by implementing `TypeSafeOpInterface`.
     max_subelement_amount = Statistic(
         "max subelement number",
         "Maximal number of sub-elements a successfully destructured slot initially had",
+        maximum=True,
     )
 
     def run_on_operation(self) -> None:
