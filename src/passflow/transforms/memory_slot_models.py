@@ -16,17 +16,21 @@ and LLVMMemorySlot.cpp), registered in `passflow.transforms.memory_slots`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any, cast
 
 from xdsl.dialects import memref, ub
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    DenseArrayBase,
     IndexType,
     IntegerAttr,
+    IntegerType,
     MemRefType,
 )
 from xdsl.ir import Attribute, Operation, OpResult, SSAValue
 from xdsl.traits import ConstantLike
 
+from passflow.ir import operation_name
 from passflow.transforms.memory_slots import (
     DestructurableAccessor,
     DestructurableAllocation,
@@ -40,7 +44,11 @@ from passflow.transforms.memory_slots import (
     register_promotable_mem_op,
 )
 
-__all__ = ["MAX_MEMREF_ELEMENTS_TO_DESTRUCTURE", "register_builtin_models"]
+__all__ = [
+    "MAX_LLVM_ARRAY_ELEMENTS_TO_DESTRUCTURE",
+    "MAX_MEMREF_ELEMENTS_TO_DESTRUCTURE",
+    "register_builtin_models",
+]
 
 MAX_MEMREF_ELEMENTS_TO_DESTRUCTURE = 16
 """MLIR's `maxMemrefSizeForDestructuring`."""
@@ -119,8 +127,18 @@ def _all_indices(shape: tuple[int, ...]) -> list[Attribute]:
             return indices
 
 
+_CONSTANTS_WITHOUT_TRAIT = frozenset({"llvm.mlir.constant"})
+"""Constant ops whose xDSL class lacks `ConstantLike` (MLIR's has it)."""
+
+
 def _constant_index(value: SSAValue) -> int | None:
-    if not isinstance(value, OpResult) or not value.op.has_trait(ConstantLike):
+    """The integer a constant op defines `value` as (MLIR's `m_Constant`)."""
+    if not isinstance(value, OpResult):
+        return None
+    op = value.op
+    if not op.has_trait(ConstantLike) and not (
+        op.name in _CONSTANTS_WITHOUT_TRAIT and operation_name(op).is_registered
+    ):
         return None
     attr = value.op.get_attr_or_prop("value")
     if not isinstance(attr, IntegerAttr):
@@ -190,9 +208,10 @@ class _MemRefLoad(PromotableMemOp, DestructurableAccessor):
         op: Operation,
         slot: DestructurableSlot,
         subslots: dict[Attribute, MemorySlot],
-    ) -> None:
+    ) -> bool:
         assert isinstance(op, memref.LoadOp)
         op.operands = (_element_slot(op.memref, op.indices, subslots),)
+        return False
 
 
 class _MemRefStore(PromotableMemOp, DestructurableAccessor):
@@ -234,9 +253,10 @@ class _MemRefStore(PromotableMemOp, DestructurableAccessor):
         op: Operation,
         slot: DestructurableSlot,
         subslots: dict[Attribute, MemorySlot],
-    ) -> None:
+    ) -> bool:
         assert isinstance(op, memref.StoreOp)
         op.operands = (op.value, _element_slot(op.memref, op.indices, subslots))
+        return False
 
 
 class _LLVMAlloca(PromotableAllocation):
@@ -257,7 +277,7 @@ class _LLVMAlloca(PromotableAllocation):
         return UndefOp(slot.elem_type)
 
 
-class _LLVMLoad(PromotableMemOp):
+class _LLVMLoad(PromotableMemOp, DestructurableAccessor):
     def loads_from(self, op: Operation, slot: MemorySlot) -> bool:
         return op.operands[0] is slot.ptr
 
@@ -282,8 +302,22 @@ class _LLVMLoad(PromotableMemOp):
         op.results[0].replace_all_uses_with(reaching)
         return True
 
+    def used_index(self, op: Operation, slot: DestructurableSlot) -> Attribute | None:
+        if _is_volatile(op) or op.operands[0] is not slot.ptr:
+            return None
+        return _first_field_access(slot, op.results[0].type)
 
-class _LLVMStore(PromotableMemOp):
+    def rewire(
+        self,
+        op: Operation,
+        slot: DestructurableSlot,
+        subslots: dict[Attribute, MemorySlot],
+    ) -> bool:
+        op.operands = (subslots[_FIRST_FIELD].ptr,)
+        return False
+
+
+class _LLVMStore(PromotableMemOp, DestructurableAccessor):
     def loads_from(self, op: Operation, slot: MemorySlot) -> bool:
         return False
 
@@ -309,6 +343,132 @@ class _LLVMStore(PromotableMemOp):
     ) -> bool:
         return True
 
+    def used_index(self, op: Operation, slot: DestructurableSlot) -> Attribute | None:
+        value, ptr = op.operands
+        if _is_volatile(op) or ptr is not slot.ptr or value is slot.ptr:
+            return None
+        return _first_field_access(slot, value.type)
+
+    def rewire(
+        self,
+        op: Operation,
+        slot: DestructurableSlot,
+        subslots: dict[Attribute, MemorySlot],
+    ) -> bool:
+        op.operands = (op.operands[0], subslots[_FIRST_FIELD].ptr)
+        return False
+
+
+MAX_LLVM_ARRAY_ELEMENTS_TO_DESTRUCTURE = 16
+"""MLIR's `maxArraySizeForDestructuring`."""
+
+_FIRST_FIELD = IntegerAttr(0, IntegerType(32))
+
+
+def _field_index(index: int) -> Attribute:
+    return IntegerAttr(index, IntegerType(32))
+
+
+def _first_field_access(
+    slot: DestructurableSlot, accessed: Attribute
+) -> Attribute | None:
+    """A load or store at the aggregate's address reads or writes its first
+    field: passflow rewires it when the types match (MLIR also when the access is
+    smaller than the field, by data layout)."""
+    if slot.subelement_types.get(_FIRST_FIELD) != accessed:
+        return None
+    return _FIRST_FIELD
+
+
+class _LLVMAggregateAlloca(DestructurableAllocation):
+    """`llvm.alloca` of one struct, or of one array of at most 16 elements."""
+
+    def destructurable_slots(self, op: Operation) -> list[DestructurableSlot]:
+        from xdsl.dialects.llvm import LLVMArrayType, LLVMStructType
+
+        if _constant_index(op.operands[0]) != 1:
+            return []
+        elem_type = op.get_attr_or_prop("elem_type")
+        if isinstance(elem_type, LLVMStructType):
+            fields = list(elem_type.types.data)
+        elif isinstance(elem_type, LLVMArrayType):
+            count = elem_type.size.data
+            if count > MAX_LLVM_ARRAY_ELEMENTS_TO_DESTRUCTURE:
+                return []
+            fields = [elem_type.type] * count
+        else:
+            return []
+        subelements = {_field_index(i): kind for i, kind in enumerate(fields)}
+        return [DestructurableSlot(op.results[0], elem_type, subelements)]
+
+    def destructure(
+        self, op: Operation, slot: DestructurableSlot, used: list[Attribute]
+    ) -> dict[Attribute, MemorySlot]:
+        from xdsl.dialects.llvm import AllocaOp
+
+        block = op.parent_block()
+        assert block is not None
+        subslots: dict[Attribute, MemorySlot] = {}
+        after = op
+        for index in used:
+            element = slot.subelement_types[index]
+            sub = AllocaOp(op.operands[0], element)
+            del sub.properties["alignment"]
+            block.insert_op_after(sub, after)
+            after = sub
+            subslots[index] = MemorySlot(sub.results[0], element)
+        return subslots
+
+
+class _LLVMGetElementPtr(DestructurableAccessor):
+    """`llvm.getelementptr %slot[0, i]` on the slot's type, whose result is only
+    loaded from and stored to with the type of field `i`."""
+
+    def used_index(self, op: Operation, slot: DestructurableSlot) -> Attribute | None:
+        if len(op.operands) != 1 or op.operands[0] is not slot.ptr:
+            return None
+        if op.get_attr_or_prop("elem_type") != slot.elem_type:
+            return None
+        raw = op.get_attr_or_prop("rawConstantIndices")
+        if not isinstance(raw, DenseArrayBase):
+            return None
+        indices = [int(i) for i in cast("DenseArrayBase[Any]", raw).get_values()]
+        if len(indices) != 2 or indices[0] != 0:
+            return None
+        index = _field_index(indices[1])
+        field = slot.subelement_types.get(index)
+        if field is None or not _only_accessed_as(op.results[0], field):
+            return None
+        return index
+
+    def rewire(
+        self,
+        op: Operation,
+        slot: DestructurableSlot,
+        subslots: dict[Attribute, MemorySlot],
+    ) -> bool:
+        index = self.used_index(op, slot)
+        assert index is not None
+        op.results[0].replace_all_uses_with(subslots[index].ptr)
+        return True
+
+
+def _only_accessed_as(pointer: SSAValue, field: Attribute) -> bool:
+    """Whether every use of `pointer` is a load from it or a store to it (not of
+    it) of exactly `field`'s type: MLIR's `ensureOnlySafeAccesses`, with types
+    compared instead of sizes."""
+    for use in pointer.uses:
+        user = use.operation
+        if user.name == "llvm.load" and use.index == 0:
+            if user.results[0].type != field:
+                return False
+        elif user.name == "llvm.store" and use.index == 1:
+            if user.operands[0] is pointer or user.operands[0].type != field:
+                return False
+        else:
+            return False
+    return True
+
 
 def register_builtin_models() -> None:
     """Fill the memory slot tables for the `memref` and `llvm` ops (idempotent:
@@ -323,5 +483,11 @@ def register_builtin_models() -> None:
     register_promotable_mem_op("memref.store", memref_store)
     register_destructurable_accessor("memref.store", memref_store)
     register_promotable_allocation("llvm.alloca", _LLVMAlloca())
-    register_promotable_mem_op("llvm.load", _LLVMLoad())
-    register_promotable_mem_op("llvm.store", _LLVMStore())
+    register_destructurable_allocation("llvm.alloca", _LLVMAggregateAlloca())
+    llvm_load = _LLVMLoad()
+    register_promotable_mem_op("llvm.load", llvm_load)
+    register_destructurable_accessor("llvm.load", llvm_load)
+    llvm_store = _LLVMStore()
+    register_promotable_mem_op("llvm.store", llvm_store)
+    register_destructurable_accessor("llvm.store", llvm_store)
+    register_destructurable_accessor("llvm.getelementptr", _LLVMGetElementPtr())

@@ -133,8 +133,9 @@ class DestructurableAccessor(ABC):
         op: Operation,
         slot: DestructurableSlot,
         subslots: dict[Attribute, MemorySlot],
-    ) -> None:
-        """Make `op` access its element's slot instead of the aggregate."""
+    ) -> bool:
+        """Make `op` access its element's slot instead of the aggregate; True if
+        `op` is then to be erased (the caller erases it)."""
 
 
 _Model = TypeVar("_Model")

@@ -1,10 +1,12 @@
 """`sroa`: scalar replacement of aggregates (MLIR's SROA pass, as in mlir-opt 22).
 
-An aggregate slot (`memref.alloca` of a static shape with 2 to 16 elements) whose
-every use accesses one element known at compile time (`memref.load` and
-`memref.store` with constant, in-bounds indices) is split: one new slot per
-element used, inserted after the allocation, each access moved onto its element's
-slot, and the aggregate erased. Elements never used get no slot, which is the
+An aggregate slot (`memref.alloca` of a static shape with 2 to 16 elements,
+`llvm.alloca` of one struct or of an array of at most 16 elements) whose every use
+accesses one element known at compile time (`memref.load` and `memref.store` with
+constant, in-bounds indices; `llvm.getelementptr %slot[0, i]` read and written
+with the field's type, `llvm.load` and `llvm.store` of the first field) is split:
+one new slot per element used, inserted after the allocation, each access moved
+onto its element's slot, and the aggregate erased. Elements never used get no slot, which is the
 memory benefit the statistics count. Which ops allocate and access aggregates is
 `passflow.transforms.memory_slots`; `mem2reg` can then promote the new slots.
 """
@@ -124,10 +126,14 @@ def _destructure_one(
         if len(used) != len(slot.subelement_types):
             counts.with_memory_benefit += 1
         counts.max_subelements = max(counts.max_subelements, len(slot.subelement_types))
+        to_erase: list[Operation] = []
         for op, _ in accessors:
             accessor = destructurable_accessor(op)
             assert accessor is not None
-            accessor.rewire(op, slot, subslots)
+            if accessor.rewire(op, slot, subslots):
+                to_erase.append(op)
+        for op in to_erase:
+            Rewriter.erase_op(op)
         Rewriter.erase_op(allocator)
         counts.destructured += 1
         return True
