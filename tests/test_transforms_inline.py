@@ -549,3 +549,94 @@ def test_a_call_in_a_region_of_an_unregistered_op_is_not_inlined() -> None:
     pm.enable_verifier(False)
     pm.run(module)
     assert_same_ir(module, MLIR_IN_UNREGISTERED)
+
+
+# llvm.call into llvm.func: a multi-block and a single-block callee are inlined;
+# no_inline, a disallowed passthrough attribute, a variadic callee and a
+# declaration keep their calls (mlir-opt 22.1.8, without the simplification
+# pipeline, which xDSL's llvm.func cannot anchor: it is not IsolatedFromAbove).
+LLVM_CALLEES = """
+llvm.func @callee_with_multiple_blocks(%cond: i1) -> (i32) {
+  llvm.cond_br %cond, ^bb1, ^bb2
+^bb1:
+  %0 = llvm.mlir.constant(0 : i32) : i32
+  llvm.br ^bb3(%0: i32)
+^bb2:
+  %1 = llvm.mlir.constant(1 : i32) : i32
+  llvm.br ^bb3(%1: i32)
+^bb3(%arg: i32):
+  llvm.return %arg : i32
+}
+llvm.func @single(%a: i32) -> i32 {
+  %0 = llvm.add %a, %a : i32
+  llvm.return %0 : i32
+}
+llvm.func @no_inline() attributes { no_inline } {
+  llvm.return
+}
+llvm.func @strictfp() attributes { passthrough = ["strictfp"] } {
+  llvm.return
+}
+llvm.func @variadic(...) {
+  llvm.return
+}
+llvm.func @declaration()
+"""
+
+LLVM_CALLS = (
+    LLVM_CALLEES
+    + """
+llvm.func @caller(%cond: i1) -> (i32) {
+  %0 = llvm.call @callee_with_multiple_blocks(%cond) : (i1) -> (i32)
+  %1 = llvm.call @single(%0) : (i32) -> (i32)
+  llvm.call @no_inline() : () -> ()
+  llvm.call @strictfp() : () -> ()
+  llvm.call @variadic() vararg(!llvm.func<void (...)>) : () -> ()
+  llvm.call @declaration() : () -> ()
+  llvm.return %1 : i32
+}
+"""
+)
+
+MLIR_LLVM_CALLS = (
+    LLVM_CALLEES
+    + """
+llvm.func @caller(%arg0: i1) -> i32 {
+  llvm.cond_br %arg0, ^bb1, ^bb2
+^bb1:
+  %0 = llvm.mlir.constant(0 : i32) : i32
+  llvm.br ^bb3(%0 : i32)
+^bb2:
+  %1 = llvm.mlir.constant(1 : i32) : i32
+  llvm.br ^bb3(%1 : i32)
+^bb3(%2: i32):
+  llvm.br ^bb4(%2 : i32)
+^bb4(%3: i32):
+  %4 = llvm.add %3, %3 : i32
+  llvm.call @no_inline() : () -> ()
+  llvm.call @strictfp() : () -> ()
+  llvm.call @variadic() vararg(!llvm.func<void (...)>) : () -> ()
+  llvm.call @declaration() : () -> ()
+  llvm.return %4 : i32
+}
+"""
+)
+
+
+def test_inlines_llvm_calls_by_the_llvm_dialects_rules() -> None:
+    module = run_pipeline(LLVM_CALLS, "builtin.module(inline{default-pipeline=})")
+    assert_same_ir(module, MLIR_LLVM_CALLS)
+
+
+def test_a_discardable_llvm_callee_is_moved_in_place_and_erased() -> None:
+    text = """
+llvm.func @caller() {
+  llvm.call @callee() : () -> ()
+  llvm.return
+}
+llvm.func @callee() attributes {sym_visibility = "private"} {
+  llvm.return
+}
+"""
+    module = run_pipeline(text, "builtin.module(inline{default-pipeline=})")
+    assert_same_ir(module, "llvm.func @caller() {\n  llvm.return\n}")

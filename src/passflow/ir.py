@@ -927,9 +927,7 @@ def _location_alias_value(found: Attribute, span: Span) -> LocationAttr:
     at the use if it is no location."""
     if isinstance(found, LocationAttr):
         return found
-    stream = io.StringIO()
-    Printer(stream=stream).print_attribute(found)
-    raise ParseError(span, f"expected location, but found '{stream.getvalue()}'")
+    raise ParseError(span, f"expected location, but found '{print_attribute(found)}'")
 
 
 def _post_order(op: Operation) -> Iterator[Operation]:
@@ -1184,6 +1182,13 @@ def _shown_location(loc: Attribute) -> Location | None:
             if shown is not None:
                 return shown
     return None
+
+
+def print_attribute(attr: Attribute) -> str:
+    """Print an attribute or type as xDSL prints it."""
+    stream = io.StringIO()
+    Printer(stream=stream).print_attribute(attr)
+    return stream.getvalue()
 
 
 def print_op(op: Operation, *, generic: bool = False) -> str:

@@ -35,13 +35,20 @@ __all__ = [
 
 
 class Statistic:
-    """An unsigned counter on a pass instance; `name` is what reports show."""
+    """An unsigned counter on a pass instance; `name` is what reports show.
 
-    __slots__ = ("attr", "description", "name")
+    With `maximum`, the statistic is a high-water mark (MLIR's `updateMax`): a
+    child run's value raises it and never lowers it, whichever child comes last.
+    """
 
-    def __init__(self, name: str | None = None, description: str = "") -> None:
+    __slots__ = ("attr", "description", "maximum", "name")
+
+    def __init__(
+        self, name: str | None = None, description: str = "", *, maximum: bool = False
+    ) -> None:
         self.name = name or ""
         self.description = description
+        self.maximum = maximum
         self.attr = ""
 
     def __set_name__(self, owner: type, attr: str) -> None:
@@ -143,6 +150,8 @@ def apply_statistic_effects(into: object, effects: StatisticEffects) -> None:
     `into` may itself be armed (a nested run): additions keep it `Relative`."""
     added, assigned = effects
     values = into.__dict__
-    values.update(assigned)
+    maxima = {stat.attr for stat in statistics_of(type(into)) if stat.maximum}
+    for attr, value in assigned.items():
+        values[attr] = max(values.get(attr, 0), value) if attr in maxima else value
     for attr, amount in added.items():
         values[attr] = values.get(attr, 0) + amount

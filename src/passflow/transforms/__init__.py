@@ -2,9 +2,10 @@
 
 `register()` registers them all by name (`passflow.register_all_passes` calls it,
 as mlir-opt calls `registerAllPasses()`; importing this package registers
-nothing): `canonicalize`, `composite-fixed-point-pass`, `cse`, `inline`, `loop-invariant-code-motion`,
-`print-ir`, `print-op-stats`,
-`strip-debuginfo`, `symbol-dce`, `symbol-privatize` and `topological-sort`. A pass's module,
+nothing): `canonicalize`, `composite-fixed-point-pass`, `cse`, `inline`,
+`loop-invariant-code-motion`, `mem2reg`, `print-ir`, `print-op-stats`, `sroa`,
+`strip-debuginfo`, `symbol-dce`, `symbol-privatize`, `topological-sort` and
+`view-op-graph`. A pass's module,
 with the xDSL dialects and patterns it needs, is imported only when a pipeline
 names the pass or its class is taken from this package, so a run pays in start-up
 time and memory for the passes it uses alone.
@@ -25,25 +26,31 @@ if TYPE_CHECKING:
     from passflow.transforms.loop_invariant_code_motion import (
         LoopInvariantCodeMotion,
     )
+    from passflow.transforms.mem2reg import Mem2Reg
     from passflow.transforms.print_ir import PrintIRPass
     from passflow.transforms.print_op_stats import PrintOpStats
+    from passflow.transforms.sroa import SROA
     from passflow.transforms.strip_debuginfo import StripDebugInfo
     from passflow.transforms.symbol_dce import SymbolDCE
     from passflow.transforms.symbol_privatize import SymbolPrivatize
     from passflow.transforms.topological_sort import TopologicalSort
+    from passflow.transforms.view_op_graph import ViewOpGraph
 
 __all__ = [
     "CSE",
+    "SROA",
     "Canonicalizer",
     "CompositeFixedPointPass",
     "Inliner",
     "LoopInvariantCodeMotion",
+    "Mem2Reg",
     "PrintIRPass",
     "PrintOpStats",
     "StripDebugInfo",
     "SymbolDCE",
     "SymbolPrivatize",
     "TopologicalSort",
+    "ViewOpGraph",
 ]
 
 _PASSES: dict[str, tuple[str, str]] = {
@@ -58,12 +65,15 @@ _PASSES: dict[str, tuple[str, str]] = {
         "passflow.transforms.loop_invariant_code_motion",
         "LoopInvariantCodeMotion",
     ),
+    "mem2reg": ("passflow.transforms.mem2reg", "Mem2Reg"),
     "print-ir": ("passflow.transforms.print_ir", "PrintIRPass"),
     "print-op-stats": ("passflow.transforms.print_op_stats", "PrintOpStats"),
+    "sroa": ("passflow.transforms.sroa", "SROA"),
     "strip-debuginfo": ("passflow.transforms.strip_debuginfo", "StripDebugInfo"),
     "symbol-dce": ("passflow.transforms.symbol_dce", "SymbolDCE"),
     "symbol-privatize": ("passflow.transforms.symbol_privatize", "SymbolPrivatize"),
     "topological-sort": ("passflow.transforms.topological_sort", "TopologicalSort"),
+    "view-op-graph": ("passflow.transforms.view_op_graph", "ViewOpGraph"),
 }
 """Each pass's argument, module and class."""
 

@@ -4,29 +4,72 @@ A node per callable region (ops with xDSL's `CallableOpInterface` whose body is
 not empty), plus two nodes without a region: the external caller, with an
 abstract edge to every callable that is not nested in another, and the unknown
 callee, target of calls that cannot be resolved. Edges are ordered and unique:
-call edges from a callable to the callables its `func.call`s name (resolved
+call edges from a callable to the callables its `func.call`s and `llvm.call`s name (resolved
 from the nearest symbol table), child edges to the callables nested in it.
 Request it with `pass.get_analysis(CallGraph)`; timing shows `(A) CallGraph`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from typing import Any, cast
 
-from xdsl.dialects.func import CallOp
-from xdsl.ir import Operation, Region
+from xdsl.dialects.builtin import DenseArrayBase, SymbolRefAttr
+from xdsl.ir import Operation, Region, SSAValue
 from xdsl.traits import CallableOpInterface
 
+from passflow.ir import operation_name
 from passflow.transforms._symbols import SymbolTables, nearest_symbol_table
 
-__all__ = ["CallGraph", "CallGraphNode", "callable_region"]
+__all__ = [
+    "CallGraph",
+    "CallGraphNode",
+    "call_arguments",
+    "callable_region",
+    "callee_of",
+    "is_call",
+]
+
+_CALLS = frozenset({"func.call", "llvm.call"})
+"""Ops that call the symbol in their `callee` (MLIR's CallOpInterface, which
+xDSL's ops lack), by name so that no dialect is imported to recognise them."""
+
+_CALLABLES_WITHOUT_INTERFACE = frozenset({"llvm.func"})
+"""Callables whose xDSL class lacks `CallableOpInterface`: the body is the
+first region."""
+
+
+def is_call(op: Operation) -> bool:
+    """Whether `op` is a registered call op passflow knows."""
+    return op.name in _CALLS and operation_name(op).is_registered
+
+
+def callee_of(call: Operation) -> SymbolRefAttr | None:
+    """The symbol a call names; None for an indirect call."""
+    callee = call.get_attr_or_prop("callee")
+    return callee if isinstance(callee, SymbolRefAttr) else None
+
+
+def call_arguments(call: Operation) -> Sequence[SSAValue]:
+    """The operands a call passes to the callee's arguments: all of `func.call`'s;
+    the `args` group of `llvm.call` (its first operands, before operand bundles)."""
+    if call.name == "llvm.call":
+        sizes = call.get_attr_or_prop("operandSegmentSizes")
+        if isinstance(sizes, DenseArrayBase):
+            counts = cast("DenseArrayBase[Any]", sizes).get_values()
+            if counts:
+                return call.operands[: int(counts[0])]
+    return call.operands
 
 
 def callable_region(op: Operation) -> Region | None:
     """The body of a callable op, or None for a declaration or a non-callable."""
     trait = op.get_trait(CallableOpInterface)
     if trait is None:
-        return None
+        if op.name not in _CALLABLES_WITHOUT_INTERFACE or not op.regions:
+            return None
+        region = op.regions[0]
+        return region if region.first_block is not None else None
     try:
         region = trait.get_callable_region(op)
     except AssertionError:
@@ -84,11 +127,14 @@ class CallGraph:
         stack: list[tuple[Operation, CallGraphNode | None]] = [(op, parent)]
         while stack:
             current, owner = stack.pop()
-            if isinstance(current, CallOp):
+            if is_call(current):
                 if resolve_calls and owner is not None:
                     owner.add_edge(self.resolve_call(current))
                 continue
-            if current.has_trait(CallableOpInterface, value_if_unregistered=False):
+            if current.has_trait(CallableOpInterface, value_if_unregistered=False) or (
+                current.name in _CALLABLES_WITHOUT_INTERFACE
+                and operation_name(current).is_registered
+            ):
                 region = callable_region(current)
                 if region is None:
                     continue
@@ -117,10 +163,15 @@ class CallGraph:
     def lookup_node(self, region: Region) -> CallGraphNode | None:
         return self.nodes.get(region)
 
-    def resolve_call(self, call: CallOp) -> CallGraphNode:
+    def resolve_call(self, call: Operation) -> CallGraphNode:
         """The node `call` targets; the unknown node if it does not resolve."""
         table = nearest_symbol_table(call)
-        callee = None if table is None else self.tables.resolve(table, call.callee)
+        symbol = callee_of(call)
+        callee = (
+            None
+            if table is None or symbol is None
+            else self.tables.resolve(table, symbol)
+        )
         region = None if callee is None else callable_region(callee)
         node = None if region is None else self.nodes.get(region)
         return self.unknown if node is None else node

@@ -1,4 +1,5 @@
-"""`inline`: inline `func.call`s and simplify the callers (MLIR's Inliner pass).
+"""`inline`: inline `func.call`s and `llvm.call`s and simplify the callers (MLIR's
+Inliner pass).
 
 The call graph's strongly connected components are visited callees first. For
 each one, up to `max-iterations` times: run the simplification pipeline on each
@@ -6,7 +7,8 @@ of its callables as a dynamic pipeline, then inline the calls made from it; stop
 early when nothing was inlined. Calls are not inlined into their own callee,
 along a cycle of the call graph, or again into code inlined from the same
 callee (MLIR's inline history), or when the call or the callee carries
-`no_inline`. A private callee (or a `nested` one that nothing outside the IR
+`no_inline`, or when the llvm dialect's rules forbid it (see
+`_is_legal_llvm_call`). A private callee (or a `nested` one that nothing outside the IR
 sees) whose last call was inlined, or that has no use at all, is erased at the
 end.
 """
@@ -15,10 +17,11 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from typing import cast
 
 from xdsl.dialects import cf, func
-from xdsl.dialects.builtin import UnregisteredOp
-from xdsl.ir import Block, Operation, Region
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, StringAttr, UnregisteredOp
+from xdsl.ir import Attribute, Block, Operation, Region
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import IsTerminator, SingleBlockImplicitTerminator
 
@@ -38,7 +41,13 @@ from passflow.transforms._symbols import (
     symbol_uses,
     walk_symbol_tables,
 )
-from passflow.transforms.call_graph import CallGraph, CallGraphNode, callable_region
+from passflow.transforms.call_graph import (
+    CallGraph,
+    CallGraphNode,
+    call_arguments,
+    callable_region,
+    is_call,
+)
 
 __all__ = ["Inliner"]
 
@@ -132,7 +141,7 @@ class Inliner(OperationPass):
 class _Call:
     """A call to inline: MLIR's ResolvedCall plus its inline-history entry."""
 
-    op: func.CallOp
+    op: Operation
     source: CallGraphNode
     target: CallGraphNode
     history: int | None = None
@@ -333,7 +342,7 @@ class _InlinerRun:
         while worklist:
             block, owner = worklist.pop()
             for op in block.ops:
-                if isinstance(op, func.CallOp):
+                if is_call(op):
                     target = self.graph.resolve_call(op)
                     if not target.is_external:
                         calls.append(_Call(op, owner, target, history))
@@ -364,10 +373,16 @@ class _InlinerRun:
             return False
         return (
             self._is_profitable(call)
-            and _is_legal_call(call.op, region)
+            and self._is_legal_call(call, region)
             and not isinstance(call.op.parent_op(), UnregisteredOp)
             and _is_legal(region)
         )
+
+    def _is_legal_call(self, call: _Call, region: Region) -> bool:
+        """The call's dialect's `isLegalToInline(call, callable)`."""
+        if call.op.name == "llvm.call":
+            return _is_legal_llvm_call(call.op, region)
+        return _is_legal_call(call.op, region)
 
     def _fits_caller_region(self, call: _Call, region: Region) -> bool:
         """A multi-block callee only goes where several blocks are allowed."""
@@ -423,7 +438,7 @@ def _count_ops(region: Region) -> int:
 _NO_INLINE = "no_inline"
 
 
-def _is_legal_call(call: func.CallOp, region: Region) -> bool:
+def _is_legal_call(call: Operation, region: Region) -> bool:
     """The func dialect's `isLegalToInline(call, callable)`: neither the call nor
     the callee carries `no_inline`. MLIR declares it a unit attribute of both ops;
     any value is honoured here, since xDSL does not check it."""
@@ -440,20 +455,20 @@ def _is_legal(region: Region) -> bool:
     return not any(isinstance(op, UnregisteredOp) for op in region.walk())
 
 
-def _clone_body(call: func.CallOp, region: Region) -> Region:
+def _clone_body(call: Operation, region: Region) -> Region:
     """A copy of the callee body whose entry arguments are replaced by the call's
     operands."""
     body = region.clone()
     entry = body.first_block
     assert entry is not None
-    for arg, operand in zip(entry.args, call.arguments, strict=True):
+    for arg, operand in zip(entry.args, call_arguments(call), strict=True):
         arg.replace_all_uses_with(operand)
     return body
 
 
-def _splice(call: func.CallOp, body: Region) -> None:
-    """Put `body` in place of `call` (MLIR's inlineRegion with the func dialect's
-    terminator handling) and erase the call."""
+def _splice(call: Operation, body: Region) -> None:
+    """Put `body` in place of `call` (MLIR's inlineRegion with the func and llvm
+    dialects' terminator handling) and erase the call."""
     entry = body.first_block
     assert entry is not None
     caller_block = call.parent
@@ -479,8 +494,63 @@ def _splice(call: func.CallOp, body: Region) -> None:
 
 
 def _branch_on_return(block: Block, dest: Block) -> None:
-    """Replace the block's `func.return` by a branch to `dest` with its operands."""
+    """Replace the block's `func.return` by a `cf.br` to `dest` with its
+    operands, an `llvm.return` by an `llvm.br`."""
     last = block.last_op
     if isinstance(last, func.ReturnOp):
         block.insert_op_before(cf.BranchOp(dest, *last.arguments), last)
         Rewriter.erase_op(last)
+    elif last is not None and last.name == "llvm.return":
+        # Only IR holding llvm ops gets here, with the dialect already loaded.
+        from xdsl.dialects.llvm import BrOp
+
+        block.insert_op_before(BrOp(dest, *last.operands), last)
+        Rewriter.erase_op(last)
+
+
+_DISALLOWED_PASSTHROUGH = frozenset(
+    {"noduplicate", "presplitcoroutine", "returns_twice", "strictfp"}
+)
+"""Function attributes under which the llvm dialect does not inline."""
+
+_UNSUPPORTED_ARGUMENT_ATTRS = frozenset({"llvm.inalloca", "llvm.byval", "llvm.noalias"})
+"""`inalloca` forbids inlining in MLIR; `byval` and `noalias` make MLIR insert
+copies or alias scopes that passflow does not build, so it does not inline."""
+
+_UNSUPPORTED_IN_CALLEE = frozenset({"llvm.alloca"})
+"""Ops MLIR moves or brackets (lifetime markers, stack save and restore) when it
+inlines them, with intrinsics xDSL lacks: a callee holding one is not inlined."""
+
+
+def _is_legal_llvm_call(call: Operation, region: Region) -> bool:
+    """The llvm dialect's `isLegalToInline(call, callable)` (mlir-opt 22), made
+    stricter where inlining would need rewrites passflow does not do: the callee
+    must be an `llvm.func` that is not `no_inline`, not variadic, has no
+    personality and no disallowed passthrough attribute; passflow also keeps
+    calls whose callee allocates stack (`llvm.alloca`) or has `byval`,
+    `noalias` or `inalloca` arguments, and calls with operand bundles."""
+    callee = region.parent
+    if callee is None or callee.name != "llvm.func":
+        return False
+    if len(call_arguments(call)) != len(call.operands):
+        return False
+    if callee.get_attr_or_prop("no_inline") is not None:
+        return False
+    if callee.get_attr_or_prop("personality") is not None:
+        return False
+    function_type = callee.get_attr_or_prop("function_type")
+    if getattr(function_type, "is_variadic", False):
+        return False
+    passthrough = callee.get_attr_or_prop("passthrough")
+    if isinstance(passthrough, ArrayAttr):
+        for entry in cast("ArrayAttr[Attribute]", passthrough).data:
+            if isinstance(entry, StringAttr) and entry.data in _DISALLOWED_PASSTHROUGH:
+                return False
+    arg_attrs = callee.get_attr_or_prop("arg_attrs")
+    if isinstance(arg_attrs, ArrayAttr):
+        for entry in cast("ArrayAttr[Attribute]", arg_attrs).data:
+            if isinstance(entry, DictionaryAttr) and any(
+                name in _UNSUPPORTED_ARGUMENT_ATTRS for name in entry.data
+            ):
+                return False
+    return not any(op.name in _UNSUPPORTED_IN_CALLEE for op in region.walk())
