@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     )
     from passflow.transforms.print_ir import PrintIRPass
     from passflow.transforms.print_op_stats import PrintOpStats
+    from passflow.transforms.sccp import SCCP
     from passflow.transforms.strip_debuginfo import StripDebugInfo
     from passflow.transforms.symbol_dce import SymbolDCE
     from passflow.transforms.symbol_privatize import SymbolPrivatize
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CSE",
+    "SCCP",
     "Canonicalizer",
     "CompositeFixedPointPass",
     "Inliner",
@@ -59,6 +61,7 @@ _PASSES: dict[str, tuple[str, str]] = {
     ),
     "print-ir": ("passflow.transforms.print_ir", "PrintIRPass"),
     "print-op-stats": ("passflow.transforms.print_op_stats", "PrintOpStats"),
+    "sccp": ("passflow.transforms.sccp", "SCCP"),
     "strip-debuginfo": ("passflow.transforms.strip_debuginfo", "StripDebugInfo"),
     "symbol-dce": ("passflow.transforms.symbol_dce", "SymbolDCE"),
     "symbol-privatize": ("passflow.transforms.symbol_privatize", "SymbolPrivatize"),

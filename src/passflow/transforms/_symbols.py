@@ -35,6 +35,7 @@ __all__ = [
     "is_symbol_table",
     "nearest_symbol_table",
     "not_a_symbol_table",
+    "own_symbol_uses",
     "set_private",
     "symbol_name",
     "symbol_uses",
@@ -175,6 +176,12 @@ def _own_refs(op: Operation) -> Iterator[SymbolRefAttr]:
         yield from _refs_in(attr)
     for attr in op.properties.values():
         yield from _refs_in(attr)
+
+
+def own_symbol_uses(op: Operation) -> list[SymbolRefAttr]:
+    """The symbol references in `op`'s own attributes and properties, not those
+    of the ops nested in it."""
+    return list(_own_refs(op))
 
 
 def _is_unknown_symbol_table(op: Operation) -> bool:
