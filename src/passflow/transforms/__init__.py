@@ -19,6 +19,7 @@ from passflow.registry import register_lazy
 if TYPE_CHECKING:
     from passflow.transforms.canonicalize import Canonicalizer
     from passflow.transforms.composite_fixed_point import CompositeFixedPointPass
+    from passflow.transforms.control_flow_sink import ControlFlowSink
     from passflow.transforms.cse import CSE
     from passflow.transforms.inline import Inliner
     from passflow.transforms.loop_invariant_code_motion import (
@@ -37,6 +38,7 @@ __all__ = [
     "SCCP",
     "Canonicalizer",
     "CompositeFixedPointPass",
+    "ControlFlowSink",
     "Inliner",
     "LoopInvariantCodeMotion",
     "PrintIRPass",
@@ -53,6 +55,7 @@ _PASSES: dict[str, tuple[str, str]] = {
         "passflow.transforms.composite_fixed_point",
         "CompositeFixedPointPass",
     ),
+    "control-flow-sink": ("passflow.transforms.control_flow_sink", "ControlFlowSink"),
     "cse": ("passflow.transforms.cse", "CSE"),
     "inline": ("passflow.transforms.inline", "Inliner"),
     "loop-invariant-code-motion": (

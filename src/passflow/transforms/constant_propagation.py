@@ -53,7 +53,13 @@ from passflow.transforms._symbols import (
 )
 from passflow.transforms.call_graph import callable_region
 
-__all__ = ["OVERDEFINED", "ConstantPropagation", "ConstantValue", "Lattice"]
+__all__ = [
+    "OVERDEFINED",
+    "REGION_BRANCH_OPS",
+    "ConstantPropagation",
+    "ConstantValue",
+    "Lattice",
+]
 
 
 @dataclass(frozen=True)
@@ -489,7 +495,7 @@ def _nested(op: Operation) -> bool:
     return isinstance(visibility, StringAttr) and visibility.data == "nested"
 
 
-_REGION_BRANCHES: tuple[type[Operation], ...] = (
+REGION_BRANCH_OPS: tuple[type[Operation], ...] = (
     scf.IfOp,
     scf.IndexSwitchOp,
     scf.ExecuteRegionOp,
@@ -498,9 +504,11 @@ _REGION_BRANCHES: tuple[type[Operation], ...] = (
     affine.IfOp,
     affine.ForOp,
 )
+"""The xDSL ops whose control flow between regions the analysis models (MLIR's
+`RegionBranchOpInterface` on them)."""
 
 
 def _is_region_branch(op: Operation) -> bool:
-    return isinstance(op, _REGION_BRANCHES) and not op.has_trait(
+    return isinstance(op, REGION_BRANCH_OPS) and not op.has_trait(
         CallableOpInterface, value_if_unregistered=False
     )
