@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     )
     from passflow.transforms.print_ir import PrintIRPass
     from passflow.transforms.print_op_stats import PrintOpStats
+    from passflow.transforms.remove_dead_values import RemoveDeadValues
     from passflow.transforms.sccp import SCCP
     from passflow.transforms.strip_debuginfo import StripDebugInfo
     from passflow.transforms.symbol_dce import SymbolDCE
@@ -43,6 +44,7 @@ __all__ = [
     "LoopInvariantCodeMotion",
     "PrintIRPass",
     "PrintOpStats",
+    "RemoveDeadValues",
     "StripDebugInfo",
     "SymbolDCE",
     "SymbolPrivatize",
@@ -64,6 +66,10 @@ _PASSES: dict[str, tuple[str, str]] = {
     ),
     "print-ir": ("passflow.transforms.print_ir", "PrintIRPass"),
     "print-op-stats": ("passflow.transforms.print_op_stats", "PrintOpStats"),
+    "remove-dead-values": (
+        "passflow.transforms.remove_dead_values",
+        "RemoveDeadValues",
+    ),
     "sccp": ("passflow.transforms.sccp", "SCCP"),
     "strip-debuginfo": ("passflow.transforms.strip_debuginfo", "StripDebugInfo"),
     "symbol-dce": ("passflow.transforms.symbol_dce", "SymbolDCE"),
