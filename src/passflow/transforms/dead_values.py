@@ -39,6 +39,7 @@ from passflow.transforms._symbols import (
     is_symbol,
     nearest_symbol_table,
     own_symbol_uses,
+    symbol_uses,
 )
 from passflow.transforms.call_graph import callable_region
 
@@ -71,6 +72,8 @@ class DeadValues:
     # --- tracked functions -----------------------------------------------------------
 
     def _find_tracked(self) -> None:
+        if symbol_uses(self.top) is None:
+            return  # an unregistered op with a region may use any symbol
         candidates: dict[func.FuncOp, list[func.CallOp]] = {}
         for op in self.top.walk():
             if (
