@@ -47,9 +47,9 @@ from passflow.transforms._symbols import (
     is_private,
     is_symbol,
     is_symbol_table,
+    is_unknown_symbol_table,
     nearest_symbol_table,
     own_symbol_uses,
-    symbol_uses,
 )
 from passflow.transforms.call_graph import callable_region
 
@@ -170,7 +170,7 @@ class ConstantPropagation:
             visible = table is not None and self._all_uses_visible(table)
             if not (is_symbol(op) and (is_private(op) or (visible and _nested(op)))):
                 self._unknown_callers.add(op)
-        if symbol_uses(self.top) is None:
+        if any(is_unknown_symbol_table(op) for op in self.top.walk()):
             self._unknown_callers.update(self._callsites)
             return
         for op in self.top.walk():

@@ -37,9 +37,9 @@ from passflow.transforms._symbols import (
     SymbolTables,
     is_private,
     is_symbol,
+    is_unknown_symbol_table,
     nearest_symbol_table,
     own_symbol_uses,
-    symbol_uses,
 )
 from passflow.transforms.call_graph import callable_region
 
@@ -72,7 +72,7 @@ class DeadValues:
     # --- tracked functions -----------------------------------------------------------
 
     def _find_tracked(self) -> None:
-        if symbol_uses(self.top) is None:
+        if any(is_unknown_symbol_table(op) for op in self.top.walk()):
             return  # an unregistered op with a region may use any symbol
         candidates: dict[func.FuncOp, list[func.CallOp]] = {}
         for op in self.top.walk():
