@@ -1,9 +1,10 @@
 """Built-in passes, named and optioned as in mlir-opt.
 
 Importing this package registers them all by name (the registry imports it before
-the first lookup): `canonicalize`, `composite-fixed-point-pass`, `cse`, `inline`, `loop-invariant-code-motion`,
-`print-ir`, `print-op-stats`,
-`strip-debuginfo`, `symbol-dce`, `symbol-privatize` and `topological-sort`. A pass's module,
+the first lookup): `canonicalize`, `composite-fixed-point-pass`, `control-flow-sink`,
+`cse`, `inline`, `loop-invariant-code-motion`, `print-ir`, `print-op-stats`,
+`remove-dead-values`, `sccp`, `strip-debuginfo`, `symbol-dce`, `symbol-privatize`
+and `topological-sort`. A pass's module,
 with the xDSL dialects and patterns it needs, is imported only when a pipeline
 names the pass or its class is taken from this package, so a run pays in start-up
 time and memory for the passes it uses alone.
