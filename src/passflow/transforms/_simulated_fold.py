@@ -7,7 +7,7 @@ the operands that are not known, preceded by constants materialized for those
 that are. The copy is folded by its folder, else by its canonicalization
 patterns, else (for `arith` ops on integers whose operands are all known) by
 xDSL's arith interpreter, which evaluates ops such as `arith.cmpi` that xDSL
-neither folds nor canonicalizes. The IR being analysed is never touched.
+neither folds nor canonicalizes (only the ops of `_INTERPRETED`). The IR being analysed is never touched.
 
 A result is an attribute (a constant), an operand position (the result is that
 operand, as `x + 0` folds to `x`) or None (unknown). A fold that rewrites the op
@@ -139,6 +139,21 @@ class _Scratch:
         return None
 
 
+_INTERPRETED: tuple[type[Operation], ...] = (
+    arith.CmpiOp,
+    arith.AddiOp,
+    arith.SubiOp,
+    arith.MuliOp,
+    arith.AndIOp,
+    arith.OrIOp,
+    arith.XOrIOp,
+    arith.SelectOp,
+)
+"""The arith ops whose interpreter results are MLIR's folds on integers, for every
+input (wrapping arithmetic, comparisons); not divisions, shifts or casts, whose
+corner cases the interpreter handles otherwise."""
+
+
 @cache
 def _interpreter() -> Interpreter:
     interpreter = Interpreter(ModuleOp([]))
@@ -155,7 +170,7 @@ def _interpret(
 ) -> list[FoldResult]:
     """Run an `arith` op on integer constants with xDSL's interpreter."""
     unknown: list[FoldResult] = [None] * len(op.results)
-    if op.dialect_name() != arith.Arith.name or isinstance(op, arith.ConstantOp):
+    if not isinstance(op, _INTERPRETED):
         return unknown
     if not all(_is_integer(value.type) for value in (*op.operands, *op.results)):
         return unknown
