@@ -235,3 +235,29 @@ def _returned_by(function: ir.Operation) -> str | None:
     last = None if ret is None else ret.last_op
     owner = None if last is None else last.operands[0].owner
     return ir.operation_name(owner).name if isinstance(owner, ir.Operation) else None
+
+
+def test_cmpi_compares_signed_and_unsigned_as_mlir() -> None:
+    text = """
+    func.func @f() -> (i1, i1, i1, i1) {
+      %m1 = arith.constant -1 : i8
+      %one = arith.constant 1 : i8
+      %a = arith.cmpi ult, %m1, %one : i8
+      %b = arith.cmpi slt, %m1, %one : i8
+      %c = arith.cmpi uge, %m1, %one : i8
+      %d = arith.cmpi eq, %m1, %m1 : i8
+      return %a, %b, %c, %d : i1, i1, i1, i1
+    }
+    """
+    expected = """
+    module {
+      func.func @f() -> (i1, i1, i1, i1) {
+        %true = arith.constant true
+        %false = arith.constant false
+        %c1_i8 = arith.constant 1 : i8
+        %c-1_i8 = arith.constant -1 : i8
+        return %false, %true, %true, %true : i1, i1, i1, i1
+      }
+    }
+    """
+    assert_same_ir(run_pipeline(text, "builtin.module(sccp)"), expected)

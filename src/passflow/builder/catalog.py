@@ -54,6 +54,7 @@ _BY_KIND: dict[tuple[PassKind, ...], tuple[str, ...]] = {
         "function-constant-pinning",
         "inline",
         "linalg-fuse-multiply-add",
+        "sccp",
         "stencil-inlining",
         "stencil-shape-minimize",
         "stencil-storage-materialization",
@@ -70,6 +71,7 @@ _BY_KIND: dict[tuple[PassKind, ...], tuple[str, ...]] = {
         "approximate-math-with-bitcast",
         "arith-add-fastmath",
         "control-flow-hoist",
+        "control-flow-sink",
         "convert-arith-to-varith",
         "convert-varith-to-arith",
         "expand-math-to-polynomials",
@@ -165,6 +167,7 @@ _BY_KIND: dict[tuple[PassKind, ...], tuple[str, ...]] = {
         "canonicalize-dmp",
         "cse",
         "dce",
+        "remove-dead-values",
         "symbol-dce",
     ),
     UNKNOWN: (

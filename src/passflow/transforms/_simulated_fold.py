@@ -5,9 +5,9 @@ xDSL folders read their operands' defining ops instead of taking constants, so
 the op is simulated on a scratch copy: a detached block whose arguments stand for
 the operands that are not known, preceded by constants materialized for those
 that are. The copy is folded by its folder, else by its canonicalization
-patterns, else (for `arith` ops on integers whose operands are all known) by
-xDSL's arith interpreter, which evaluates ops such as `arith.cmpi` that xDSL
-neither folds nor canonicalizes (only the ops of `_INTERPRETED`). The IR being analysed is never touched.
+patterns; `arith.cmpi` of two integer constants, which xDSL neither folds nor
+canonicalizes, is evaluated here as MLIR's folder does. The IR being analysed is
+never touched.
 
 A result is an attribute (a constant), an operand position (the result is that
 operand, as `x + 0` folds to `x`) or None (unknown). A fold that rewrites the op
@@ -16,8 +16,8 @@ in place, builds new non-constant ops, or raises on the scratch copy is unknown.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from functools import cache
+import operator
+from collections.abc import Callable, Sequence
 
 from xdsl.context import Context
 from xdsl.dialect_interfaces.constant_materialization import (
@@ -28,11 +28,8 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     IntegerType,
-    ModuleOp,
     UnrealizedConversionCastOp,
 )
-from xdsl.interpreter import Interpreter
-from xdsl.interpreters.arith import ArithFunctions
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.traits import ConstantLike, HasCanonicalizationPatternsTrait
@@ -139,58 +136,45 @@ class _Scratch:
         return None
 
 
-_INTERPRETED: tuple[type[Operation], ...] = (
-    arith.CmpiOp,
-    arith.AddiOp,
-    arith.SubiOp,
-    arith.MuliOp,
-    arith.AndIOp,
-    arith.OrIOp,
-    arith.XOrIOp,
-    arith.SelectOp,
+def _as_width(value: int, width: int, signed: bool) -> int:
+    value &= (1 << width) - 1
+    if signed and value >> (width - 1):
+        value -= 1 << width
+    return value
+
+
+_PREDICATES: tuple[Callable[[int, int], bool], ...] = (
+    operator.eq,
+    operator.ne,
+    operator.lt,  # slt
+    operator.le,  # sle
+    operator.gt,  # sgt
+    operator.ge,  # sge
+    operator.lt,  # ult
+    operator.le,  # ule
+    operator.gt,  # ugt
+    operator.ge,  # uge
 )
-"""The arith ops whose interpreter results are MLIR's folds on integers, for every
-input (wrapping arithmetic, comparisons); not divisions, shifts or casts, whose
-corner cases the interpreter handles otherwise."""
+"""`arith.cmpi`'s predicates by number; from the third to the sixth they compare
+signed values, from the seventh unsigned ones."""
 
 
-@cache
-def _interpreter() -> Interpreter:
-    interpreter = Interpreter(ModuleOp([]))
-    interpreter.register_implementations(ArithFunctions())
-    return interpreter
-
-
-def _is_integer(type: Attribute) -> bool:
-    return isinstance(type, IntegerType | IndexType)
-
-
-def _interpret(
-    op: Operation, constants: Sequence[Attribute | None]
-) -> list[FoldResult]:
-    """Run an `arith` op on integer constants with xDSL's interpreter."""
-    unknown: list[FoldResult] = [None] * len(op.results)
-    if not isinstance(op, _INTERPRETED):
-        return unknown
-    if not all(_is_integer(value.type) for value in (*op.operands, *op.results)):
-        return unknown
-    args: list[int] = []
-    for constant in constants:
-        if not isinstance(constant, IntegerAttr):
-            return unknown
-        args.append(constant.value.data)
-    interpreter = _interpreter()
-    try:
-        values = interpreter.run_op(op, tuple(args))
-    except Exception:  # an op the interpreter cannot run is unknown
-        return unknown
-    results: list[FoldResult] = []
-    for value, result in zip(values, op.results, strict=True):
-        type = result.type
-        if not isinstance(value, int) or not isa(type, IntegerType | IndexType):
-            return unknown
-        results.append(IntegerAttr(int(value), type, truncate_bits=True))
-    return results
+def _compare(op: arith.CmpiOp, lhs: Attribute, rhs: Attribute) -> FoldResult:
+    """`arith.cmpi` of two integer constants, as MLIR's folder computes it."""
+    if not (
+        isa(lhs, IntegerAttr[IntegerType | IndexType])
+        and isa(rhs, IntegerAttr[IntegerType | IndexType])
+    ):
+        return None
+    type = lhs.type
+    width = type.width.data if isinstance(type, IntegerType) else 64
+    predicate = op.predicate.value.data
+    if not 0 <= predicate < len(_PREDICATES):
+        return None
+    signed = predicate < 6
+    left = _as_width(lhs.value.data, width, signed)
+    right = _as_width(rhs.value.data, width, signed)
+    return IntegerAttr(int(_PREDICATES[predicate](left, right)), IntegerType(1))
 
 
 def simulate_fold(
@@ -215,6 +199,8 @@ def simulate_fold(
         and any(item is not None for item in folded)
     ):
         return folded
-    if all(constant is not None for constant in constants):
-        return _interpret(op, [c[0] if c else None for c in constants])
+    if isinstance(op, arith.CmpiOp) and len(constants) == 2:
+        lhs, rhs = constants
+        if lhs is not None and rhs is not None:
+            return [_compare(op, lhs[0], rhs[0])]
     return unknown
