@@ -165,3 +165,39 @@ def test_a_symbol_named_other_than_by_a_call_keeps_its_signature() -> None:
     """
     module = run_pipeline(text, "builtin.module(remove-dead-values)")
     assert_same_ir(module, text)
+
+
+def test_what_other_functions_return_is_live() -> None:
+    # An llvm.func is not a func.func: its signature stays, its returns are needs.
+    text = """
+    llvm.func @f(%a: i64) -> i64 {
+      %b = llvm.add %a, %a : i64
+      llvm.return %b : i64
+    }
+    """
+    module = run_pipeline(text, "builtin.module(remove-dead-values)")
+    assert_same_ir(module, text)
+
+
+def test_blocks_an_unknown_terminator_reaches_keep_their_arguments() -> None:
+    text = """
+    func.func @f(%x: i32) -> i32 {
+      "t.br"(%x) [^bb1] : (i32) -> ()
+    ^bb1(%y: i32):
+      %z = arith.addi %y, %y : i32
+      cf.br ^bb2(%z : i32)
+    ^bb2(%w: i32):
+      return %x : i32
+    }
+    """
+    expected = """
+    func.func @f(%x: i32) -> i32 {
+      "t.br"(%x) [^bb1] : (i32) -> ()
+    ^bb1(%y: i32):
+      cf.br ^bb2
+    ^bb2:
+      return %x : i32
+    }
+    """
+    module = run_pipeline(text, "builtin.module(remove-dead-values)")
+    assert_same_ir(module, expected)

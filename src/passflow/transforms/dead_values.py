@@ -36,7 +36,6 @@ from passflow.transforms._speculation import is_memory_effect_free
 from passflow.transforms._symbols import (
     SymbolTables,
     is_private,
-    is_symbol,
     is_unknown_symbol_table,
     nearest_symbol_table,
     own_symbol_uses,
@@ -126,8 +125,8 @@ class DeadValues:
                     self._mark_all(op.operands)
             elif op.has_trait(IsTerminator, value_if_unregistered=False):
                 continue  # kept with its parent, live when the parent is
-            elif is_symbol(op):
-                continue  # a function's returns are seeded above
+            elif op in self.calls:
+                continue  # a tracked function's returns are live per call
             elif not _erasable(op):
                 self._mark_op(op)
         for block in self._blocks():
@@ -199,10 +198,12 @@ class DeadValues:
             return
         region = block.parent
         if region is not None and block is region.first_block:
-            if parent is not None and parent is not self.top and not is_symbol(parent):
+            if parent is not None and parent is not self.top:
                 self._mark_op(parent)
             return
         for pred in _predecessor_ops(block):
+            if branch_operands(pred) is None:
+                continue  # its block's arguments are all live from the start
             for index, successor in enumerate(pred.successors):
                 if successor is block:
                     self._mark(forwarded_operands(pred, index)[value.index])
