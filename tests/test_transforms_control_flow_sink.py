@@ -115,7 +115,7 @@ EXPECTED = """module {
     return %1, %2 : i32, i32
   }
   func.func @switch(%arg0: index, %arg1: i32) -> i32 {
-    %0 = scf.index_switch %arg0 -> i32 
+    %0 = scf.index_switch %arg0 -> i32
     case 2 {
       %1 = arith.addi %arg1, %arg1 : i32
       scf.yield %1 : i32
