@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from transforms_support import assert_same_ir, context, run_pipeline
+from transforms_support import assert_same_ir, run_passes, run_pipeline
 
 from passflow import ir
-from passflow.pass_manager import PassManager
-from passflow.pipeline_text import parse_pass_pipeline
 from passflow.registry import lookup_pass
 from passflow.statistics import statistic_values
 from passflow.transforms import ControlFlowSink
@@ -192,12 +190,8 @@ def test_sinks_as_mlir() -> None:
 
 def test_num_sunk_counts_the_last_region_op_as_mlir() -> None:
     # mlir-opt 22.1.8 reports 1: the ops sunk into the last scf.if (@load's).
-    ctx = context()
-    module = ir.parse_module(CASES, ctx)
-    pm = PassManager(context=ctx)
-    pm.assign(parse_pass_pipeline("builtin.module(control-flow-sink)"))
-    pm.run(module)
-    (pass_,) = list(pm.passes)
+    pass_ = ControlFlowSink()
+    assert_same_ir(run_passes(CASES, pass_, nest=None), EXPECTED)
     assert [(s.name, v) for s, v in statistic_values(pass_)] == [("num-sunk", 1)]
 
 

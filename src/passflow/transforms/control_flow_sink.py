@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from xdsl.dialects import scf
 from xdsl.ir import Operation, Region
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from passflow.analyses.dominance import DominanceInfo
 from passflow.pass_base import OperationPass
@@ -20,17 +21,6 @@ SINGLY_EXECUTED: tuple[type[Operation], ...] = (scf.IfOp, scf.IndexSwitchOp)
 of the op (MLIR's `getRegionInvocationBounds` with an upper bound of 1). In MLIR
 22, `scf.execute_region`, `affine.if` and the loops give no such bound, so
 nothing is sunk into them."""
-
-
-def _inside(region: Region, op: Operation) -> bool:
-    """Whether `op` is nested (at any depth) in `region`."""
-    current = op.parent_region()
-    while current is not None:
-        if current is region:
-            return True
-        parent = current.parent_op()
-        current = None if parent is None else parent.parent_region()
-    return False
 
 
 class _Sinker:
@@ -50,7 +40,7 @@ class _Sinker:
                 if block is None:
                     return False
                 if not (
-                    self.dominance.dominates(entry, block) or _inside(region, user)
+                    self.dominance.dominates(entry, block) or region.is_ancestor(user)
                 ):
                     return False
         return True
@@ -60,17 +50,13 @@ class _Sinker:
     ) -> None:
         for value in user.operands:
             op = value.owner
-            if not isinstance(op, Operation) or _inside(region, op):
+            if not isinstance(op, Operation) or region.is_ancestor(op):
                 continue
             if self._users_dominated(op, region) and is_memory_effect_free(op):
                 entry = region.first_block
                 assert entry is not None
                 op.detach()
-                first = entry.first_op
-                if first is None:
-                    entry.add_op(op)
-                else:
-                    entry.insert_op_before(op, first)
+                Rewriter.insert_op(op, InsertPoint.at_start(entry))
                 self.sunk += 1
                 stack.append(op)
 

@@ -11,6 +11,7 @@ from xdsl.ir import Block, Operation
 from xdsl.rewriter import Rewriter
 from xdsl.traits import IsTerminator
 
+from passflow.ir import direct_children
 from passflow.options import Option
 from passflow.pass_base import OperationPass
 from passflow.registry import register_pass
@@ -97,33 +98,28 @@ region branch op, branch op, region branch terminator op, or return-like.
 
 
 def _dead_ops(top: Operation, analysis: DeadValues) -> list[Operation]:
-    """The ops to erase, outermost only, in walk order."""
+    """The ops to erase, outermost only (what is nested in one goes with it)."""
     dead: list[Operation] = []
-    dead_set: set[Operation] = set()
-    for op in top.walk():
-        if op is top or _inside_any(op, dead_set):
-            continue
-        if (
-            op in analysis.live_ops
-            or isinstance(op, func.CallOp)
-            or op.has_trait(IsTerminator, value_if_unregistered=True)
-            or is_symbol(op)
-            or any(analysis.is_live(result) for result in op.results)
-        ):
-            continue
-        if is_memory_effect_free(op):
+    stack = list(reversed(direct_children(top)))
+    while stack:
+        op = stack.pop()
+        if _is_dead(op, analysis):
             dead.append(op)
-            dead_set.add(op)
+        else:
+            stack.extend(reversed(direct_children(op)))
     return dead
 
 
-def _inside_any(op: Operation, ops: set[Operation]) -> bool:
-    parent = op.parent_op()
-    while parent is not None:
-        if parent in ops:
-            return True
-        parent = parent.parent_op()
-    return False
+def _is_dead(op: Operation, analysis: DeadValues) -> bool:
+    if (
+        op in analysis.live_ops
+        or isinstance(op, func.CallOp)
+        or op.has_trait(IsTerminator, value_if_unregistered=True)
+        or is_symbol(op)
+        or any(analysis.is_live(result) for result in op.results)
+    ):
+        return False
+    return is_memory_effect_free(op)
 
 
 def _dead_block_args(

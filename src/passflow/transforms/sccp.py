@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
-from xdsl.rewriter import Rewriter
+from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import IsTerminator
 
 from passflow.pass_base import OperationPass
@@ -50,11 +50,7 @@ class _ConstantFolder:
             op = materialize(self.analysis.ctx, lattice.dialect, lattice.value, type)
             if op is None or len(op.results) != 1:
                 return None
-            first = entry.first_op
-            if first is None:
-                entry.add_op(op)
-            else:
-                entry.insert_op_before(op, first)
+            Rewriter.insert_op(op, InsertPoint.at_start(entry))
             found = self.made[key] = op.results[0]
         return found
 
