@@ -201,3 +201,23 @@ def test_blocks_an_unknown_terminator_reaches_keep_their_arguments() -> None:
     """
     module = run_pipeline(text, "builtin.module(remove-dead-values)")
     assert_same_ir(module, expected)
+
+
+def test_what_a_reduction_returns_is_live() -> None:
+    text = """
+    func.func @f(%lb: index, %ub: index, %s: index) -> f32 {
+      %init = arith.constant 0.0 : f32
+      %r = "scf.parallel"(%lb, %ub, %s, %init) <{operandSegmentSizes = array<i32: 1, 1, 1, 1>}> ({
+      ^bb0(%i: index):
+        %one = arith.constant 1.0 : f32
+        scf.reduce(%one : f32) {
+        ^bb1(%a: f32, %b: f32):
+          %sum = arith.addf %a, %b : f32
+          scf.reduce.return %sum : f32
+        }
+      }) : (index, index, index, f32) -> f32
+      return %r : f32
+    }
+    """
+    module = run_pipeline(text, "builtin.module(remove-dead-values)")
+    assert_same_ir(module, text)

@@ -170,7 +170,9 @@ class DeadValues:
         for region in op.regions:
             for block in region.blocks:
                 last = block.last_op
-                if last is not None and not last.successors:
+                if last is not None and last.regions:
+                    self._mark_op(last)  # a terminator with regions: `scf.reduce`
+                elif last is not None and not last.successors:
                     self._mark_all(last.operands)
 
     def _propagate(self, value: SSAValue) -> None:
