@@ -56,6 +56,7 @@ _BY_KIND: dict[tuple[PassKind, ...], tuple[str, ...]] = {
         "linalg-fuse-multiply-add",
         "mem2reg",
         "sroa",
+        "sccp",
         "stencil-inlining",
         "stencil-shape-minimize",
         "stencil-storage-materialization",
@@ -72,6 +73,7 @@ _BY_KIND: dict[tuple[PassKind, ...], tuple[str, ...]] = {
         "approximate-math-with-bitcast",
         "arith-add-fastmath",
         "control-flow-hoist",
+        "control-flow-sink",
         "convert-arith-to-varith",
         "convert-varith-to-arith",
         "expand-math-to-polynomials",
@@ -167,6 +169,7 @@ _BY_KIND: dict[tuple[PassKind, ...], tuple[str, ...]] = {
         "canonicalize-dmp",
         "cse",
         "dce",
+        "remove-dead-values",
         "symbol-dce",
     ),
     UNKNOWN: (

@@ -2,10 +2,10 @@
 
 `register()` registers them all by name (`passflow.register_all_passes` calls it,
 as mlir-opt calls `registerAllPasses()`; importing this package registers
-nothing): `canonicalize`, `composite-fixed-point-pass`, `cse`, `inline`,
-`loop-invariant-code-motion`, `mem2reg`, `print-ir`, `print-op-stats`, `sroa`,
-`strip-debuginfo`, `symbol-dce`, `symbol-privatize`, `topological-sort` and
-`view-op-graph`. A pass's module,
+nothing): `canonicalize`, `composite-fixed-point-pass`, `control-flow-sink`,
+`cse`, `inline`, `loop-invariant-code-motion`, `mem2reg`, `print-ir`,
+`print-op-stats`, `remove-dead-values`, `sccp`, `sroa`, `strip-debuginfo`,
+`symbol-dce`, `symbol-privatize`, `topological-sort` and `view-op-graph`. A pass's module,
 with the xDSL dialects and patterns it needs, is imported only when a pipeline
 names the pass or its class is taken from this package, so a run pays in start-up
 time and memory for the passes it uses alone.
@@ -21,6 +21,7 @@ from passflow.registry import register_lazy
 if TYPE_CHECKING:
     from passflow.transforms.canonicalize import Canonicalizer
     from passflow.transforms.composite_fixed_point import CompositeFixedPointPass
+    from passflow.transforms.control_flow_sink import ControlFlowSink
     from passflow.transforms.cse import CSE
     from passflow.transforms.inline import Inliner
     from passflow.transforms.loop_invariant_code_motion import (
@@ -29,6 +30,8 @@ if TYPE_CHECKING:
     from passflow.transforms.mem2reg import Mem2Reg
     from passflow.transforms.print_ir import PrintIRPass
     from passflow.transforms.print_op_stats import PrintOpStats
+    from passflow.transforms.remove_dead_values import RemoveDeadValues
+    from passflow.transforms.sccp import SCCP
     from passflow.transforms.sroa import SROA
     from passflow.transforms.strip_debuginfo import StripDebugInfo
     from passflow.transforms.symbol_dce import SymbolDCE
@@ -38,14 +41,17 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CSE",
+    "SCCP",
     "SROA",
     "Canonicalizer",
     "CompositeFixedPointPass",
+    "ControlFlowSink",
     "Inliner",
     "LoopInvariantCodeMotion",
     "Mem2Reg",
     "PrintIRPass",
     "PrintOpStats",
+    "RemoveDeadValues",
     "StripDebugInfo",
     "SymbolDCE",
     "SymbolPrivatize",
@@ -59,6 +65,7 @@ _PASSES: dict[str, tuple[str, str]] = {
         "passflow.transforms.composite_fixed_point",
         "CompositeFixedPointPass",
     ),
+    "control-flow-sink": ("passflow.transforms.control_flow_sink", "ControlFlowSink"),
     "cse": ("passflow.transforms.cse", "CSE"),
     "inline": ("passflow.transforms.inline", "Inliner"),
     "loop-invariant-code-motion": (
@@ -68,6 +75,11 @@ _PASSES: dict[str, tuple[str, str]] = {
     "mem2reg": ("passflow.transforms.mem2reg", "Mem2Reg"),
     "print-ir": ("passflow.transforms.print_ir", "PrintIRPass"),
     "print-op-stats": ("passflow.transforms.print_op_stats", "PrintOpStats"),
+    "remove-dead-values": (
+        "passflow.transforms.remove_dead_values",
+        "RemoveDeadValues",
+    ),
+    "sccp": ("passflow.transforms.sccp", "SCCP"),
     "sroa": ("passflow.transforms.sroa", "SROA"),
     "strip-debuginfo": ("passflow.transforms.strip_debuginfo", "StripDebugInfo"),
     "symbol-dce": ("passflow.transforms.symbol_dce", "SymbolDCE"),

@@ -23,6 +23,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     TensorType,
 )
+from xdsl.dialects.linalg.ops import FillOp as LinalgFillOp
 from xdsl.dialects.linalg.ops import GenericOp as LinalgGenericOp
 from xdsl.dialects.linalg.ops import YieldOp as LinalgYieldOp
 from xdsl.ir import Operation, SSAValue
@@ -165,6 +166,7 @@ _MEMORY_EFFECTS: dict[type[Operation], Callable[[Operation], _Effects]] = {
     affine.MinOp: _no_effects,
     arith.ExtSIOp: _no_effects,
     arith.RemUIOp: _no_effects,
+    LinalgFillOp: _linalg_generic_effects,
     LinalgGenericOp: _linalg_generic_effects,
     LinalgYieldOp: _no_effects,
     vector.TransferReadOp: _on_tensors_effects,

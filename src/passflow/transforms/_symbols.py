@@ -33,8 +33,10 @@ __all__ = [
     "is_private",
     "is_symbol",
     "is_symbol_table",
+    "is_unknown_symbol_table",
     "nearest_symbol_table",
     "not_a_symbol_table",
+    "own_symbol_uses",
     "set_private",
     "symbol_name",
     "symbol_uses",
@@ -97,7 +99,7 @@ def nearest_symbol_table(op: Operation) -> Operation | None:
     the symbols it would define are unknown (MLIR's `getNearestSymbolTable`)."""
     current: Operation | None = op
     while current is not None and not is_symbol_table(current):
-        if _is_unknown_symbol_table(current):
+        if is_unknown_symbol_table(current):
             return None
         current = current.parent_op()
     return current
@@ -177,7 +179,13 @@ def _own_refs(op: Operation) -> Iterator[SymbolRefAttr]:
         yield from _refs_in(attr)
 
 
-def _is_unknown_symbol_table(op: Operation) -> bool:
+def own_symbol_uses(op: Operation) -> list[SymbolRefAttr]:
+    """The symbol references in `op`'s own attributes and properties, not those
+    of the ops nested in it."""
+    return list(_own_refs(op))
+
+
+def is_unknown_symbol_table(op: Operation) -> bool:
     """MLIR's `isPotentiallyUnknownSymbolTable`: an unregistered op with one region."""
     return isinstance(op, UnregisteredOp) and len(op.regions) == 1
 
@@ -186,7 +194,7 @@ def symbol_uses(op: Operation) -> list[SymbolRefAttr] | None:
     """The symbol references held by `op` and the ops nested in it (MLIR's
     `SymbolTable::getSymbolUses`); None when an unregistered op might hide a
     symbol table, so the uses cannot be known."""
-    if _is_unknown_symbol_table(op):
+    if is_unknown_symbol_table(op):
         return None
     uses = list(_own_refs(op))
     if is_symbol_table(op):
@@ -194,7 +202,7 @@ def symbol_uses(op: Operation) -> list[SymbolRefAttr] | None:
     worklist = direct_children(op)
     while worklist:
         current = worklist.pop()
-        if _is_unknown_symbol_table(current):
+        if is_unknown_symbol_table(current):
             return None
         uses.extend(_own_refs(current))
         if not is_symbol_table(current):

@@ -54,6 +54,7 @@ __all__ = [
     "PatternSet",
     "RegionSimplify",
     "apply_patterns_greedily",
+    "insertion_region",
 ]
 
 NO_LIMIT = -1
@@ -137,7 +138,7 @@ def apply_patterns_greedily(
 # --- constants ----------------------------------------------------------------
 
 
-def _insertion_region(block: Block) -> Region | None:
+def insertion_region(block: Block) -> Region | None:
     """Where a constant used in `block` is uniqued: the nearest region whose op is
     isolated from above (or unregistered) or is a top-level op (MLIR's rule)."""
     region = block.parent
@@ -178,7 +179,7 @@ class _ConstantTable:
     ) -> bool:
         """Unique the constant `op`: False if an equal constant replaced it."""
         block = op.parent
-        region = None if block is None else _insertion_region(block)
+        region = None if block is None else insertion_region(block)
         if block is None or region is None:
             return True
         key = (op.dialect_name(), value, op.results[0].type)
