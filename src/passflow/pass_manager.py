@@ -87,17 +87,34 @@ class PassManager(OpPassManager):
         self.remarks: RemarkEngine | None = None
         self._report: RunReport | None = None
 
-    def enable_ir_printing(self, config: IRPrinterConfig | None = None) -> None:
+    def enable_ir_printing(
+        self,
+        config: IRPrinterConfig | None = None,
+        *,
+        large_elements_limit: int | None = None,
+        large_resource_limit: int | None = None,
+        enable_debug_info: bool = False,
+        print_generic_op_form: bool = False,
+    ) -> None:
         """Print the IR around passes (mlir-opt's `--mlir-print-ir-*` flags); by
         default before and after every pass, to stderr.
 
         Module scope prints the whole top-level op, which worker threads may be
         rewriting meanwhile, so it needs threading off. A config with no filter
         adds nothing, as in mlir-opt. Enable printing before timing, so that the
-        printing is not counted in the passes' times.
+        printing is not counted in the passes' times. The keywords are MLIR's
+        Python bindings' (`PassManager.enable_ir_printing`): they print dumps
+        with elided large elements and resources, locations, or generic ops,
+        on top of `config.print_options`.
         """
         if config is None:
             config = IRPrinterConfig(before_all=True, after_all=True)
+        config = config.with_print_knobs(
+            large_elements_limit,
+            large_resource_limit,
+            enable_debug_info,
+            print_generic_op_form,
+        )
         if config.module_scope and not self.threading_disabled:
             raise PassflowError(MODULE_SCOPE_THREADING_ERROR)
         if config.enabled:
