@@ -60,6 +60,15 @@ class Diagnostic:
     message: str
     location: Location = UNKNOWN_LOCATION
     notes: list[Diagnostic] = field(default_factory=lambda: list[Diagnostic]())
+    operation: object | None = field(default=None, repr=False, compare=False)
+    """The op the diagnostic is about, if any (an xDSL `Operation`), so a tool
+    can show it (`--mlir-print-op-on-diagnostic`); never sent to another
+    process."""
+
+    def __getstate__(self) -> dict[str, object]:
+        state = dict(self.__dict__)
+        state["operation"] = None
+        return state
 
     def attach_note(self, message: str, location: Location | None = None) -> Diagnostic:
         note = Diagnostic(Severity.NOTE, message, location or self.location)

@@ -43,6 +43,7 @@ from passflow.tools.invocation import (
     read_input,
 )
 from passflow.tools.pass_manager_options import add_pass_manager_flags
+from passflow.tools.print_flags import add_print_flags
 from passflow.tools.remark_options import add_remark_flags
 
 __all__ = ["NO_PIPELINE_GRAPH", "Invocation", "main", "read_input", "run"]
@@ -94,6 +95,7 @@ def build_parser() -> FlagParser:
         "--mlir-print-op-generic",
         help="print the output in generic op form",
     )
+    add_print_flags(parser)
     parser.add_value_optional(
         "--split-input-file",
         bare=SPLIT_MARKER,
