@@ -214,7 +214,11 @@ class OptionsPrinter(Printer):
             if not pretty:
                 self.print_string("callsite(")
             self._print_nested_location(loc.callee)
-            self.print_string(" at ")
+            inline = isinstance(loc.callee, NameLoc) and isinstance(
+                loc.caller, FileLineColLoc
+            )
+            # MLIR's pretty form puts each caller of a call stack on a line.
+            self.print_string(" at " if inline or not pretty else "\n at ", indent=0)
             self._print_nested_location(loc.caller)
             if not pretty:
                 self.print_string(")")
@@ -308,10 +312,11 @@ class OptionsPrinter(Printer):
         super().print_block(block, print_block_args, print_block_terminator)
         self._pending_args = []
 
-    def _user_name(self, op: Operation) -> str:
+    def _user_names(self, op: Operation) -> list[str]:
+        """How a user shows: its results (each, when it has several), else its id."""
         if op.results:
-            return self._name_of(op.results[0])
-        return "%" + self._op_ids.get(op, "<<UNKNOWN OPERATION>>")
+            return [self._name_of(result) for result in op.results]
+        return ["%" + self._op_ids.get(op, "<<UNKNOWN OPERATION>>")]
 
     def _name_of(self, value: SSAValue) -> str:
         saved = self.stream
@@ -323,11 +328,12 @@ class OptionsPrinter(Printer):
             self.stream = saved
 
     def _users(self, value: SSAValue) -> list[str]:
+        """The users of `value`, newest use first, each once (MLIR's order)."""
         users: list[Operation] = []
         for use in value.uses:
             if use.operation not in users:
                 users.append(use.operation)
-        return [self._user_name(user) for user in users]
+        return [name for user in users for name in self._user_names(user)]
 
     def _print_users_of_op(self, op: Operation) -> None:
         if not op.results:
@@ -335,29 +341,31 @@ class OptionsPrinter(Printer):
                 self.print_string(f" // id: %{self._op_ids.get(op, '')}")
             return
         if len(op.results) == 1:
-            self.print_string(" // " + _users_text(self._users(op.results[0])))
+            users = self._users(op.results[0])
+            if not users:
+                self.print_string(" // unused")
+            else:
+                label = "user" if len(users) == 1 else "users"
+                self.print_string(f" // {label}: {', '.join(users)}")
             return
-        parts = [
-            f"{self._name_of(result)}: {_users_text(self._users(result))}"
-            for result in op.results
-        ]
-        self.print_string(" // " + ", ".join(parts))
+        groups = [self._users(result) for result in op.results]
+        if not any(groups):
+            self.print_string(" // unused")
+            return
+        shown = [f"({', '.join(users)})" if users else "(unused)" for users in groups]
+        self.print_string(f" // users: {', '.join(shown)}")
 
     def _print_argument_users(self) -> None:
-        """At a block's first op, a line for each of its arguments in use."""
+        """At a block's first op, a line for each of its arguments."""
         args, self._pending_args = self._pending_args, []
         for arg in args:
             users = self._users(arg)
+            name = self._name_of(arg)
             if users:
-                name = self._name_of(arg)
                 self.print_string(f"// {name} is used by {', '.join(users)}")
-                self._print_new_line()
-
-
-def _users_text(users: list[str]) -> str:
-    if not users:
-        return "unused"
-    return ("user: " if len(users) == 1 else "users: ") + ", ".join(users)
+            else:
+                self.print_string(f"// {name} is unused")
+            self._print_new_line()
 
 
 def options_printer(

@@ -14,7 +14,39 @@ from dataclasses import dataclass, field
 
 __all__ = ["elide_resources"]
 
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[^\s{}:,"]+|[{}:,]')
+_TOKEN = re.compile(r'//[^\n]*|"(?:[^"\\]|\\.)*"|[^\s{}:,"]+|[{}:,]')
+
+_ESCAPES = {"\\": "\\", '"': '"', "n": "\n", "t": "\t"}
+
+
+def _mlir_string(literal: str) -> str:
+    """A string literal as MLIR prints it (`printEscapedString`): `\\\\` for a
+    backslash, `\\XX` for a quote or a byte that is not printable ASCII."""
+    if not literal.startswith('"'):
+        return literal
+    body = literal[1:-1]
+    decoded = bytearray()
+    at = 0
+    while at < len(body):
+        char = body[at]
+        if char != "\\":
+            decoded += char.encode()
+            at += 1
+        elif body[at + 1 : at + 2] in _ESCAPES:
+            decoded += _ESCAPES[body[at + 1]].encode()
+            at += 2
+        else:
+            decoded.append(int(body[at + 1 : at + 3], 16))
+            at += 3
+    printed = "".join(
+        "\\\\"
+        if byte == 0x5C
+        else f"\\{byte:02X}"
+        if byte < 0x20 or byte > 0x7E or byte == 0x22
+        else chr(byte)
+        for byte in decoded
+    )
+    return f'"{printed}"'
 
 
 @dataclass
@@ -28,7 +60,8 @@ class _Group:
 
 class _Reader:
     def __init__(self, text: str) -> None:
-        self.tokens = _TOKEN.findall(text)
+        tokens = _TOKEN.findall(text)
+        self.tokens = [_mlir_string(t) for t in tokens if not t.startswith("//")]
         self.at = 0
 
     def take(self) -> str:
@@ -90,7 +123,7 @@ def elide_resources(metadata: str, limit: int) -> str:
         return metadata
     try:
         group = _Reader(metadata[start + 3 : end]).group(None)
-    except (IndexError, ValueError):
+    except (IndexError, ValueError, UnicodeEncodeError):
         return metadata
     body = _lines(_elided(group, limit), 1)
     return "{-#\n" + ("\n".join(body) if body else "") + "\n#-}"

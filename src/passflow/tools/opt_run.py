@@ -97,21 +97,24 @@ def run_input(inv: Invocation) -> int:
         flags = [f"{flag.name}={flag.options}" for flag in inv.pass_flags]
         inv.cache_salt = cache_salt(args, flags)
     try:
-        for chunk, first_line in split_chunks(text, args.split_input_file):
-            level = args.verify_diagnostics
-            if level is None:
-                result = ChunkRun(
-                    inv, chunk, first_line, name, shown_printer, reports
-                ).run()
-                ok = ok and result is not None
-            else:  # as mlir-opt, only the verifier's verdict counts
-                verifier = DiagnosticVerifier(
-                    name, chunk, printer, VerifyLevel(level or "all"), first_line
-                )
-                handler = shown.wrap(verifier)
-                result = ChunkRun(inv, chunk, first_line, name, handler, reports).run()
-                ok = verifier.verify() and ok
-            outputs.append(result or "")
+        with shown.annotating():
+            for chunk, first_line in split_chunks(text, args.split_input_file):
+                level = args.verify_diagnostics
+                if level is None:
+                    result = ChunkRun(
+                        inv, chunk, first_line, name, shown_printer, reports
+                    ).run()
+                    ok = ok and result is not None
+                else:  # as mlir-opt, only the verifier's verdict counts
+                    verifier = DiagnosticVerifier(
+                        name, chunk, printer, VerifyLevel(level or "all"), first_line
+                    )
+                    handler = shown.wrap(verifier)
+                    result = ChunkRun(
+                        inv, chunk, first_line, name, handler, reports
+                    ).run()
+                    ok = verifier.verify() and ok
+                outputs.append(result or "")
     finally:  # reports also after a failure or an interrupt
         reports.finish(args.timing_trace)
         if inv.executor is not None:

@@ -10,12 +10,19 @@ severities dropped. Nothing here loads the IR until a diagnostic shows an op.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import copy
 import dataclasses
 import functools
 import traceback
 from dataclasses import dataclass
 
-from passflow.diagnostics import Diagnostic, DiagnosticHandler, Severity
+from passflow.diagnostics import (
+    Diagnostic,
+    DiagnosticHandler,
+    Severity,
+    annotating,
+)
 from passflow.print_options import DEFAULT_PRINT_OPTIONS, PrintOptions
 from passflow.tools.command_line import (
     CommandLineError,
@@ -173,60 +180,46 @@ class DiagnosticOptions:
         )
 
     def wrap(self, handler: DiagnosticHandler) -> DiagnosticHandler:
-        """`handler`, seeing diagnostics as these options make them."""
-        if self == DiagnosticOptions(print_op=False, printing=self.printing):
+        """`handler`, seeing only the severities and notes these options show."""
+        if self.notes and self.verbosity == "remarks":
             return handler
+        shown = _SHOWN[self.verbosity]
 
-        def shown(diagnostic: Diagnostic) -> None:
-            if diagnostic.severity in _SHOWN[self.verbosity] or (
-                diagnostic.severity is Severity.NOTE
-            ):
-                handler(self.annotate(diagnostic))
+        def filtered(diagnostic: Diagnostic) -> None:
+            if diagnostic.severity not in shown:
+                return
+            if not self.notes and diagnostic.notes:
+                diagnostic = copy.copy(diagnostic)
+                diagnostic.notes = []
+            handler(diagnostic)
 
-        return shown
+        return filtered
 
-    def annotate(self, diagnostic: Diagnostic) -> Diagnostic:
-        """`diagnostic` with mlir-opt's notes added, or without any."""
-        if not self.notes:
-            return Diagnostic(
-                diagnostic.severity, diagnostic.message, diagnostic.location
-            )
-        notes = list(diagnostic.notes)
-        op = diagnostic.operation
-        if self.print_op and op is not None:
-            from passflow import ir  # loaded already: the diagnostic is about an op
+    def annotating(self) -> contextlib.AbstractContextManager[None]:
+        """A block in which diagnostics get mlir-opt's notes as they are made
+        (`passflow.diagnostics.annotating`): the stack trace, the op."""
+        if not self.print_op and not self.stacktrace:
+            return contextlib.nullcontext()
+        return annotating(self.annotate)
 
-            if isinstance(op, ir.Operation):
-                # MLIR's `Operation::emitError` prints the op generic in local
-                # scope; `emitWarning` and `emitRemark` as it prints.
-                options = dataclasses.replace(self.printing, value_users=False)
-                if diagnostic.severity is Severity.ERROR:
-                    options = dataclasses.replace(
-                        options, generic=True, local_scope=True
-                    )
-                text = ir.print_op_in_scope(op, options)
-                notes.append(
-                    Diagnostic(
-                        Severity.NOTE,
-                        f"see current operation: {text}",
-                        diagnostic.location,
-                    )
-                )
+    def annotate(self, diagnostic: Diagnostic) -> None:
+        """MLIR's notes, in its order: the trace (`emitDiag`), then the op
+        (`Operation::emitError`: generic, in local scope; a warning's or
+        remark's op as printed; an op with regions on a new line)."""
         if self.stacktrace:
-            trace = "".join(traceback.format_stack()[:-2]).rstrip("\n")
-            notes.append(
-                Diagnostic(
-                    Severity.NOTE,
-                    f"diagnostic emitted with trace:\n{trace}",
-                    diagnostic.location,
-                )
-            )
-        if len(notes) == len(diagnostic.notes):
-            return diagnostic
-        return Diagnostic(
-            diagnostic.severity,
-            diagnostic.message,
-            diagnostic.location,
-            notes,
-            diagnostic.operation,
-        )
+            trace = "".join(traceback.format_stack()[:-3]).rstrip("\n")
+            diagnostic.attach_note(f"diagnostic emitted with trace:\n{trace}")
+        op = diagnostic.operation
+        if not self.print_op or op is None:
+            return
+        from passflow import ir  # loaded already: the diagnostic is about an op
+
+        if not isinstance(op, ir.Operation):
+            return
+        options = dataclasses.replace(self.printing, value_users=False)
+        if diagnostic.severity is Severity.ERROR:
+            options = dataclasses.replace(options, generic=True, local_scope=True)
+        text = ir.print_op_in_scope(op, options)
+        if op.regions:
+            text = "\n" + text
+        diagnostic.attach_note(f"see current operation: {text}")

@@ -28,7 +28,8 @@ func.func @f(%a: i32) -> i64 {
 // REMARK:      remark-on-func.mlir:1:1: remark: Executing interface pass on operation
 // REMARK-NEXT: func.func @f() {
 // REMARK-NEXT: ^
-// REMARK-NEXT: remark-on-func.mlir:1:1: note: see current operation: func.func @f() {
+// REMARK-NEXT: remark-on-func.mlir:1:1: note: see current operation:{{ $}}
+// REMARK-NEXT: func.func @f() {
 // REMARK-NEXT:   func.return
 // REMARK-NEXT: }
 // QUIET-NOT:   remark

@@ -28,7 +28,6 @@
 %c = arith.constant dense<[1, 2, 3, 4]> : tensor<4xi32>
 %d = arith.constant dense<5> : tensor<8xi32>
 %e = arith.constant dense<[1.0, 2.0]> : tensor<2xf32>
-%r = "test.op"() {a = dense_resource<blob1> : tensor<3xi64>} : () -> i32
 
 {-#
   dialect_resources: {
