@@ -8,9 +8,10 @@ import io
 
 import pytest
 
-from passflow import OperationPass, PassManager, ir
+from passflow import PassManager, ir
 from passflow.instruments import IRPrinterConfig
 from passflow.print_options import PrintOptions
+from passflow.testing import TestModulePass
 from passflow.tools.roundtrip import roundtrip_error
 
 LOCATED = """\
@@ -146,15 +147,6 @@ def test_unique_ssa_ids_never_restart_in_a_function() -> None:
     assert "%1 = " in unique
 
 
-class Unchanged(OperationPass):
-    name = "Unchanged"
-    argument = "unchanged"
-    op_name = "builtin.module"
-
-    def run_on_operation(self) -> None:
-        pass
-
-
 def test_enable_ir_printing_knobs_drive_the_dumps() -> None:
     module = parse(
         "func.func @f() -> tensor<3xi32> {\n"
@@ -164,7 +156,7 @@ def test_enable_ir_printing_knobs_drive_the_dumps() -> None:
     )
     stream = io.StringIO()
     pm = PassManager()
-    pm.add(Unchanged())
+    pm.add(TestModulePass())
     pm.enable_ir_printing(
         IRPrinterConfig(after_all=True, stream=stream),
         large_elements_limit=2,

@@ -33,8 +33,9 @@ class PrintOptions:
     """`--mlir-elide-elementsattrs-if-larger`: a dense attribute with more
     elements (and not a splat) prints as `dense_resource<__elided__>`."""
     resource_limit: int | None = None
-    """`--mlir-elide-resource-strings-if-larger`: a resource string longer than
-    this prints as `"__elided__"`."""
+    """`--mlir-elide-resource-strings-if-larger`: resource entries longer than
+    this (as printed) are left out of the output's `{-# ... #-}` section (IR
+    dumps print no such section, so it changes nothing there)."""
     value_users: bool = False
     """`--mlir-print-value-users`: a comment after each op naming the users of
     its results (`// users: %3, %2`), or its id when it has none."""

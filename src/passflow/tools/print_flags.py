@@ -78,7 +78,8 @@ def add_print_flags(parser: FlagParser) -> None:
         "--mlir-elide-resource-strings-if-larger",
         type=functools.partial(parse_uint, "mlir-elide-resource-strings-if-larger"),
         metavar="N",
-        help='print resource strings longer than N characters as "__elided__"',
+        help="leave out of the {-# ... #-} section the resource entries longer "
+        "than N characters",
     )
     flag(
         "--mlir-print-value-users",
