@@ -220,7 +220,13 @@ class DiagnosticOptions:
         options = dataclasses.replace(self.printing, value_users=False)
         if diagnostic.severity is Severity.ERROR:
             options = dataclasses.replace(options, generic=True, local_scope=True)
-        text = ir.print_op_in_scope(op, options)
+        try:
+            text = ir.print_op_in_scope(op, options)
+        except Exception:  # a custom printer that trips over invalid IR
+            try:
+                text = ir.print_op_in_scope(op, options.with_generic())
+            except Exception:  # an op no printer can show: no note, as no crash
+                return
         if op.regions:
             text = "\n" + text
         diagnostic.attach_note(f"see current operation: {text}")
