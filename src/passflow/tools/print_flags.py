@@ -67,20 +67,24 @@ def add_print_flags(parser: FlagParser) -> None:
         "--mlir-print-local-scope",
         help="print locations inline, without aliases",
     )
-    add(
-        "--mlir-elide-elementsattrs-if-larger",
-        type=functools.partial(parse_uint, "mlir-elide-elementsattrs-if-larger"),
-        metavar="N",
-        help="print dense elements attributes with more than N elements as "
-        "dense_resource<__elided__>",
-    )
-    add(
-        "--mlir-elide-resource-strings-if-larger",
-        type=functools.partial(parse_uint, "mlir-elide-resource-strings-if-larger"),
-        metavar="N",
-        help="leave out of the {-# ... #-} section the resource entries longer "
-        "than N characters",
-    )
+    for name, help in (
+        (
+            "mlir-elide-elementsattrs-if-larger",
+            "print dense elements attributes with more than N elements as "
+            "dense_resource<__elided__>",
+        ),
+        (
+            "mlir-elide-resource-strings-if-larger",
+            "leave out of the {-# ... #-} section the resource entries longer "
+            "than N characters",
+        ),
+    ):
+        add(
+            f"--{name}",
+            type=functools.partial(parse_uint, name),
+            metavar="N",
+            help=help,
+        )
     flag(
         "--mlir-print-value-users",
         help="print the users of each op's results and block arguments as a comment",
