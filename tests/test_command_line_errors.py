@@ -125,6 +125,24 @@ BAD_VALUES: list[tuple[str, str, list[str]]] = [
             "Did you mean '--verify-diagnostics=only-expected'?",
         ],
     ),
+    (
+        "passflow-opt",
+        "--mlir-elide-elementsattrs-if-larger=-1",
+        ["'-1' value invalid for uint argument!"],
+    ),
+    (
+        "passflow-opt",
+        "--mlir-elide-resource-strings-if-larger=x",
+        ["'x' value invalid for uint argument!"],
+    ),
+    (
+        "passflow-opt",
+        "--mlir-diagnostic-verbosity-level=remark",
+        [
+            "Cannot find option named 'remark'!",
+            "Did you mean '--mlir-diagnostic-verbosity-level=remarks'?",
+        ],
+    ),
     ("passflow-reduce", "-j=abc", ["'abc' value invalid for integer argument!"]),
     ("passflow-reduce", "--jobs=1.5", ["'1.5' value invalid for integer argument!"]),
     (

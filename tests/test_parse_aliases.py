@@ -114,6 +114,7 @@ def test_opt_reports_a_diagnostic_at_a_deferred_location(
     assert status == 1
     assert capsys.readouterr().err == (
         "a.mlir:1:2: error: 'func.return' op expects parent op 'func.func'\n"
+        'a.mlir:1:2: note: see current operation: "func.return"() : () -> ()\n'
     )
 
 

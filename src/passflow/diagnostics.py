@@ -23,8 +23,9 @@ tests can match them with the same patterns as upstream.
 
 from __future__ import annotations
 
+import contextlib
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -61,6 +62,18 @@ class Diagnostic:
     message: str
     location: Location = UNKNOWN_LOCATION
     notes: list[Diagnostic] = field(default_factory=lambda: list[Diagnostic]())
+    operation: object | None = field(default=None, repr=False, compare=False)
+    """The op the diagnostic is about, if any (an xDSL `Operation`), for the
+    notes an `annotating` block adds; never sent to another process."""
+
+    def __post_init__(self) -> None:
+        if _annotators and self.severity is not Severity.NOTE:
+            _annotators[-1](self)
+
+    def __getstate__(self) -> dict[str, object]:
+        state = dict(self.__dict__)
+        state["operation"] = None
+        return state
 
     def attach_note(self, message: str, location: Location | None = None) -> Diagnostic:
         note = Diagnostic(Severity.NOTE, message, location or self.location)
@@ -74,6 +87,28 @@ class Diagnostic:
 
 
 DiagnosticHandler = Callable[[Diagnostic], None]
+
+Annotator = Callable[[Diagnostic], None]
+"""Adds notes to a diagnostic as it is made (`annotating`)."""
+
+_annotators: list[Annotator] = []
+
+
+@contextlib.contextmanager
+def annotating(annotator: Annotator) -> Generator[None]:
+    """While the block runs, every diagnostic (not a note) gets `annotator`'s
+    notes when it is made, in this process and in the processes it forks.
+
+    This is MLIR's context-wide diagnostic printing (`printOpOnDiagnostic`,
+    `printStackTraceOnDiagnostic`, set from mlir-opt's flags): the notes are
+    made where the diagnostic is, before it travels from a worker, with the op
+    as it is then.
+    """
+    _annotators.append(annotator)
+    try:
+        yield
+    finally:
+        _annotators.pop()
 
 
 class DiagnosticEngine:

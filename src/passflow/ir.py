@@ -60,6 +60,7 @@ from xdsl.dialects.builtin import (
     LocationAttr,
     ModuleOp,
     NameLoc,
+    NoneAttr,
     RankedStructure,
     StringAttr,
     UnknownLoc,
@@ -67,6 +68,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import (
     Attribute,
+    BlockArgument,
     Dialect,
     DialectInterface,
     Operation,
@@ -109,7 +111,9 @@ from passflow.diagnostics import (
     PassflowError,
     Severity,
 )
+from passflow.ir_printer import options_printer, print_with_options
 from passflow.lexer import Lexer
+from passflow.print_options import PrintOptions
 
 __all__ = [
     "MAX_SPLAT_ELEMENTS",
@@ -143,6 +147,7 @@ __all__ = [
     "print_op",
     "print_op_in_scope",
     "print_op_without_regions",
+    "real_location",
     "register_dialect",
     "registered_dialect_names",
     "set_location",
@@ -416,7 +421,7 @@ class ParsedFile:
         )
 
 
-_PositionTable = weakref.WeakKeyDictionary[Operation, int]
+_PositionTable = weakref.WeakKeyDictionary[Operation | BlockArgument, int]
 
 _tables: tuple[tuple[ParsedFile, _PositionTable, bool], ...] = ()
 """The offset each parsed op starts at in its file, by (file, table, whether
@@ -439,7 +444,7 @@ def _register(file: ParsedFile, table: _PositionTable, open_: bool) -> None:
     _tables = (*kept, (file, table, open_))
 
 
-def parse_position(op: Operation) -> tuple[ParsedFile, int] | None:
+def parse_position(op: Operation | BlockArgument) -> tuple[ParsedFile, int] | None:
     """The file `op` was parsed from and the offset it starts at there, or None for
     an op no text gave (one a pass created), or whose text wrote `loc(...)`.
 
@@ -626,6 +631,21 @@ class _LocatingParser(Parser):
                 self._deferred_locations[id(deferred.placeholder)] = deferred
                 return deferred.placeholder
             return _location_alias_value(found, token.span)
+
+    def _parse_location(self) -> LocationAttr:
+        """xDSL's, reading a fused location's metadata too
+        (`fused<"meta">[...]`), which MLIR prints and xDSL's parser refuses."""
+        if self._current_token.text != "fused":
+            return super()._parse_location()
+        self._consume_token()
+        metadata: Attribute = NoneAttr()
+        if self.parse_optional_punctuation("<") is not None:
+            metadata = self.parse_attribute()
+            self.parse_punctuation(">")
+        locations = self.parse_comma_separated_list(
+            self.Delimiter.SQUARE, self._parse_location
+        )
+        return FusedLoc(tuple(locations), metadata)
 
     def _resolve_deferred_locations(self, module: Operation) -> None:
         """MLIR's `OperationParser::finalize`: give each op and block argument
@@ -818,6 +838,15 @@ class _LocatingParser(Parser):
         self.raise_error(
             f"Expected '{punctuation}'" + context_msg, self._current_token.span
         )
+
+    def _register_ssa_definition(
+        self, name: str, values: Sequence[SSAValue], span: Span
+    ) -> None:
+        """xDSL's, remembering where a block argument is written, which MLIR
+        gives it as its location when the text wrote no `loc(...)`."""
+        super()._register_ssa_definition(name, values, span)
+        if len(values) == 1 and isinstance(arg := values[0], BlockArgument):
+            self.positions[arg] = span.start
 
     def parse_operation(self) -> Operation:
         """xDSL's, remembering where the op starts; an exception other than a
@@ -1191,14 +1220,52 @@ def print_attribute(attr: Attribute) -> str:
     return stream.getvalue()
 
 
-def print_op(op: Operation, *, generic: bool = False) -> str:
-    """Print `op` as xDSL prints it (custom form unless `generic`), no trailing newline."""
-    stream = io.StringIO()
-    Printer(stream=stream, print_generic_format=generic).print_op(op)
-    return stream.getvalue()
+def print_op(
+    op: Operation, *, generic: bool = False, options: PrintOptions | None = None
+) -> str:
+    """Print `op` as mlir-opt would with `options` (custom form unless `generic`
+    or `options.generic`), no trailing newline."""
+    if options is None or options.is_default:
+        stream = io.StringIO()
+        generic = generic or (options is not None and options.generic)
+        Printer(stream=stream, print_generic_format=generic).print_op(op)
+        return stream.getvalue()
+    return print_with_options(
+        op,
+        options.with_generic(generic or options.generic),
+        real_location,
+        _arg_location,
+    )
 
 
-def print_op_in_scope(op: Operation) -> str:
+def real_location(op: Operation) -> Attribute:
+    """The location MLIR would hold for `op`: what its `loc(...)` said, else
+    where it was parsed (`name:0:0` for the implicit module), else unknown."""
+    loc: Attribute = op.location
+    if not isinstance(loc, UnknownLoc):
+        return loc
+    return _located(parse_position(op)) or loc
+
+
+def _arg_location(arg: BlockArgument) -> Attribute:
+    """`real_location` of a block argument: where its name is written."""
+    loc: Attribute = arg.location
+    if loc is not _DEFAULT_LOC:
+        return loc
+    return _located(parse_position(arg)) or loc
+
+
+def _located(position: tuple[ParsedFile, int] | None) -> FileLineColLoc | None:
+    if position is None:
+        return None
+    file, offset = position
+    where = file.location(offset)
+    return FileLineColLoc(
+        StringAttr(where.file or ""), IntAttr(where.line), IntAttr(where.column)
+    )
+
+
+def print_op_in_scope(op: Operation, options: PrintOptions | None = None) -> str:
     """Print `op` alone, naming values and blocks as a print of its scope does: its
     nearest IsolatedFromAbove ancestor, else its top-level ancestor.
 
@@ -1212,7 +1279,11 @@ def print_op_in_scope(op: Operation) -> str:
         if is_isolated_from_above(parent):
             break
         parent = parent.parent_op()
-    printer = Printer(stream=io.StringIO())
+    printer = (
+        Printer(stream=io.StringIO())
+        if options is None
+        else options_printer(options, real_location, _arg_location)
+    )
     if scope is not op:
         printer.print_op(scope)  # names every value and block in the scope
     stream = io.StringIO()
@@ -1458,7 +1529,10 @@ def verify(op: Operation, *, recursive: bool = True) -> Diagnostic | None:
                 message = _one_line(f"verifier raised {type(err).__name__}: {err}")
         if message is not None:
             return Diagnostic(
-                Severity.ERROR, _op_message(current, message), location(current)
+                Severity.ERROR,
+                _op_message(current, message),
+                location(current),
+                operation=current,
             )
     return None
 

@@ -347,7 +347,7 @@ class Pass:
         self._execution().run.emit(diagnostic)
 
     def _emit(self, severity: Severity, op: Operation, message: str) -> Diagnostic:
-        diagnostic = Diagnostic(severity, message, location(op))
+        diagnostic = Diagnostic(severity, message, location(op), operation=op)
         self.emit_diagnostic(diagnostic)
         return diagnostic
 

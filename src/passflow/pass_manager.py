@@ -164,6 +164,10 @@ class PassManager(OpPassManager):
         print_after_change: bool = False,
         print_after_failure: bool = False,
         tree_printing_dir_path: str | None = None,
+        large_elements_limit: int | None = None,
+        large_resource_limit: int | None = None,
+        enable_debug_info: bool = False,
+        print_generic_op_form: bool = False,
     ) -> None:
         """Print the IR around passes, to stderr: MLIR's bindings' keywords and
         defaults (no argument: after every pass only, as
@@ -177,7 +181,9 @@ class PassManager(OpPassManager):
         one printer. Module scope prints the whole top-level op, which worker
         threads may be rewriting meanwhile, so it needs threading off. Enable
         printing before timing, so that the printing is not counted in the
-        passes' times.
+        passes' times. The last four keywords print the dumps with elided large
+        elements and resources, with locations, or in generic form, on top of
+        `config.print_options` (with a config too).
         """
         from passflow.instruments.ir_printing import IRPrinterInstrumentation
 
@@ -200,6 +206,12 @@ class PassManager(OpPassManager):
             raise TypeError(
                 "enable_ir_printing takes an IRPrinterConfig or keywords, not both"
             )
+        config = config.with_print_knobs(
+            large_elements_limit,
+            large_resource_limit,
+            enable_debug_info,
+            print_generic_op_form,
+        )
         if config.module_scope and not self.threading_disabled:
             raise PassflowError(MODULE_SCOPE_THREADING_ERROR)
         if config.enabled:

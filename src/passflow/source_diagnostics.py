@@ -56,16 +56,30 @@ class SourceDiagnosticPrinter:
         self.print(diagnostic)
 
     def print(self, diagnostic: Diagnostic) -> None:
+        """`diagnostic` and its notes; as MLIR, a note at the location just
+        shown does not show the source line again."""
         self.message(diagnostic.location, diagnostic.severity, diagnostic.message)
+        shown = diagnostic.location
         for note in diagnostic.notes:
-            self.print(note)
+            if note.location == shown and not note.notes:
+                self.message(None, note.severity, note.message, located=note.location)
+            else:
+                self.print(note)
+            shown = note.location
 
     def message(
-        self, loc: Location | None, severity: Severity, text: str, width: int = 1
+        self,
+        loc: Location | None,
+        severity: Severity,
+        text: str,
+        width: int = 1,
+        *,
+        located: Location | None = None,
     ) -> None:
         """One message; `width` characters of the source are underlined (`^~~`).
-        A message with no location at all (`None`) has no location prefix."""
-        where = f"{loc}: " if loc is not None else ""
+        A message with no location at all (`None`) has no location prefix;
+        one `located` has that prefix but no source line."""
+        where = f"{loc or located}: " if (loc or located) is not None else ""
         self.stream.write(f"{where}{severity.value}: {text}\n")
         line = None
         if loc is not None and loc.file == self.name:

@@ -8,9 +8,12 @@ loading the IR.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Collection
 from dataclasses import dataclass
 from typing import TextIO
+
+from passflow.print_options import DEFAULT_PRINT_OPTIONS, PrintOptions
 
 __all__ = [
     "MODULE_SCOPE_THREADING_ERROR",
@@ -56,6 +59,32 @@ class IRPrinterConfig:
     (`--mlir-print-assume-verified`); by default invalid IR prints generically."""
     stream: TextIO | None = None
     """Where dumps go when there is no tree directory; None is stderr at dump time."""
+    print_options: PrintOptions = DEFAULT_PRINT_OPTIONS
+    """How dumps print (mlir-opt's printing flags: debug info, elided elements...)."""
+
+    def with_print_knobs(
+        self,
+        large_elements_limit: int | None = None,
+        large_resource_limit: int | None = None,
+        enable_debug_info: bool = False,
+        print_generic_op_form: bool = False,
+    ) -> IRPrinterConfig:
+        """This config with MLIR's Python `enable_ir_printing` keywords applied
+        to its print options (a keyword left at its default changes nothing)."""
+        options = self.print_options
+        changes: dict[str, object] = {}
+        if large_elements_limit is not None:
+            changes["elements_limit"] = large_elements_limit
+        if large_resource_limit is not None:
+            changes["resource_limit"] = large_resource_limit
+        if enable_debug_info:
+            changes["debug_info"] = True
+        if print_generic_op_form:
+            changes["generic"] = True
+        if not changes:
+            return self
+        printing = dataclasses.replace(options, **changes)
+        return dataclasses.replace(self, print_options=printing)
 
     @property
     def enabled(self) -> bool:

@@ -123,10 +123,11 @@ class IRPrinterInstrumentation(PassInstrumentation):
         generic = (
             failed and not config.assume_verified and ir.verify(target) is not None
         )
+        options = config.print_options
         try:
-            body = ir.print_op(target, generic=generic)
+            body = ir.print_op(target, generic=generic, options=options)
         except Exception:  # a custom printer that trips over invalid IR
-            body = ir.print_op(target, generic=True)
+            body = ir.print_op(target, options=options.with_generic())
         if target.parent is None:
             body += "\n"
         text = (

@@ -38,8 +38,10 @@ from passflow.instruments.timing import TimingManager, TimingScope
 from passflow.manager import Nesting, OpPassManager
 from passflow.pass_manager import PassManager
 from passflow.pipeline_text import add_pass_flag, parse_pass_pipeline
+from passflow.print_options import PrintOptions
 from passflow.tools.action_options import action_session
 from passflow.tools.invocation import NO_PIPELINE_GRAPH, Invocation
+from passflow.tools.print_flags import print_options
 from passflow.tools.remark_options import remark_session
 from passflow.tools.sliced_options import (
     replay_events,
@@ -197,16 +199,17 @@ def parse_input(
     return top
 
 
-def print_output(top: ir.Operation, generic: bool, verified: bool) -> str:
-    """The output IR, as mlir-opt prints it: IR that does not verify (possible
-    only when the input or a pass went unverified) is printed in generic form,
-    which needs no invariant; so is IR whose custom printer fails on it."""
-    if not generic and not verified:
-        generic = ir.verify(top) is not None
+def print_output(top: ir.Operation, options: PrintOptions, verified: bool) -> str:
+    """The output IR, as mlir-opt prints it with the printing flags: IR that
+    does not verify (possible only when the input or a pass went unverified)
+    is printed in generic form, which needs no invariant; so is IR whose
+    custom printer fails on it."""
+    if not options.generic and not verified:
+        options = options.with_generic(ir.verify(top) is not None)
     try:
-        return ir.print_op(top, generic=generic) + "\n"
+        return ir.print_op(top, options=options) + "\n"
     except Exception:  # a custom printer that trips over IR it did not expect
-        return ir.print_op(top, generic=True) + "\n"
+        return ir.print_op(top, options=options.with_generic()) + "\n"
 
 
 class ChunkRun:
@@ -326,7 +329,7 @@ class ChunkRun:
         if outcome.failed:
             return True, None
         if outcome.module is not None:  # passes after the nested ones ran here
-            return True, print_output(outcome.module, args.mlir_print_op_generic, True)
+            return True, print_output(outcome.module, print_options(args), True)
         return True, None if outcome.output is None else outcome.output + "\n"
 
     def parse(self) -> ir.Operation | None:
@@ -355,6 +358,13 @@ class ChunkRun:
             return None
         if not args.mlir_very_unsafe_disable_verifier_on_parsing:
             problem = ir.verify(top)
+            if problem is not None:
+                self.handler(problem)
+                return None
+        if args.verify_roundtrip:
+            from passflow.tools.roundtrip import roundtrip_error  # asked for
+
+            problem = roundtrip_error(top, self.ctx, self.name)
             if problem is not None:
                 self.handler(problem)
                 return None
@@ -440,7 +450,7 @@ class ChunkRun:
             verified = (
                 pm.verify_each and not args.mlir_very_unsafe_disable_verifier_on_parsing
             )
-            output = print_output(top, args.mlir_print_op_generic, verified)
+            output = print_output(top, print_options(args), verified)
         if args.mlir_generate_reproducer:
             # mlir-opt 22 writes `printAsTextualPipeline` of the pass manager: `str(pm)`.
             content = format_reproducer(
@@ -451,4 +461,9 @@ class ChunkRun:
                 sys.stderr.write(f"{problem}\n")
                 return None
         metadata = "" if args.run_reproducer else ir.file_metadata(top)
+        limit = args.mlir_elide_resource_strings_if_larger
+        if metadata and limit is not None:
+            from passflow.tools.file_metadata import elide_resources  # asked for
+
+            metadata = elide_resources(metadata, limit)
         return output + (f"\n{metadata}\n" if metadata else "")

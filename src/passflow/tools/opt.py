@@ -50,6 +50,7 @@ from passflow.tools.plugin_options import (
     register_for,
     show_dialects,
 )
+from passflow.tools.print_flags import add_print_flags
 from passflow.tools.remark_options import add_remark_flags
 
 if TYPE_CHECKING:
@@ -104,6 +105,7 @@ def build_parser() -> FlagParser:
         "--mlir-print-op-generic",
         help="print the output in generic op form",
     )
+    add_print_flags(parser)
     parser.add_value_optional(
         "--split-input-file",
         bare=SPLIT_MARKER,

@@ -10,6 +10,7 @@ and the passes) once the command line asks for a run, not for `--version`.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 
 from passflow.diagnostics import PassflowError
@@ -30,6 +31,7 @@ from passflow.tools.invocation import (
     write_chunks,
 )
 from passflow.tools.pass_manager_options import PassManagerOptions
+from passflow.tools.print_flags import DiagnosticOptions, print_options
 
 __all__ = ["check_tool_flags", "run_input"]
 
@@ -43,7 +45,10 @@ def check_tool_flags(args: argparse.Namespace) -> PassManagerOptions:
         )
     check_choice("mlir-timing-display", args.mlir_timing_display, ("list", "tree"))
     check_choice("mlir-output-format", args.mlir_output_format, ("text", "json"))
-    return PassManagerOptions.from_args(args)
+    options = PassManagerOptions.from_args(args)
+    # IR dumps print as the output does (mlir-opt's printing flags are global).
+    print_ir = dataclasses.replace(options.print_ir, print_options=print_options(args))
+    return dataclasses.replace(options, print_ir=print_ir)
 
 
 def _reports(args: argparse.Namespace) -> Reports:
@@ -67,12 +72,14 @@ def run_input(inv: Invocation) -> int:
     if maintained is not None:
         return maintained
     inv.options = options = check_tool_flags(args)
+    shown = DiagnosticOptions.from_args(args)
     try:
         text, name = read_input(args.input)
     except OSError as err:  # mlir-opt's message, without a program name
         sys.stderr.write(f"cannot open input file '{args.input}': {err.strerror}\n")
         return 1
     printer = SourceDiagnosticPrinter(sys.stderr, name, text)
+    shown_printer = shown.wrap(printer)
     reports = _reports(args)
     outputs: list[str] = []
     ok = True
@@ -94,18 +101,24 @@ def run_input(inv: Invocation) -> int:
     if inv.cache is not None:
         inv.cache_salt = cache_salt(inv)
     try:
-        for chunk, first_line in split_chunks(text, args.split_input_file):
-            level = args.verify_diagnostics
-            if level is None:
-                result = ChunkRun(inv, chunk, first_line, name, printer, reports).run()
-                ok = ok and result is not None
-            else:  # as mlir-opt, only the verifier's verdict counts
-                verifier = DiagnosticVerifier(
-                    name, chunk, printer, VerifyLevel(level or "all"), first_line
-                )
-                result = ChunkRun(inv, chunk, first_line, name, verifier, reports).run()
-                ok = verifier.verify() and ok
-            outputs.append(result or "")
+        with shown.annotating():
+            for chunk, first_line in split_chunks(text, args.split_input_file):
+                level = args.verify_diagnostics
+                if level is None:
+                    result = ChunkRun(
+                        inv, chunk, first_line, name, shown_printer, reports
+                    ).run()
+                    ok = ok and result is not None
+                else:  # as mlir-opt, only the verifier's verdict counts
+                    verifier = DiagnosticVerifier(
+                        name, chunk, printer, VerifyLevel(level or "all"), first_line
+                    )
+                    handler = shown.wrap(verifier)
+                    result = ChunkRun(
+                        inv, chunk, first_line, name, handler, reports
+                    ).run()
+                    ok = verifier.verify() and ok
+                outputs.append(result or "")
     finally:  # reports also after a failure or an interrupt
         reports.finish(args.timing_trace)
         if inv.executor is not None:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from passflow.diagnostics import Diagnostic, DiagnosticHandler
 from passflow.executors.captured_output import CapturedOutput
+from passflow.tools.print_flags import changes_printing
 
 if TYPE_CHECKING:
     from passflow.execution import ChildExecutor
@@ -74,6 +75,8 @@ def sliced_flags(args: argparse.Namespace) -> bool:
     (`passflow.sliced.run_sliced_on`), then the pass manager
     (`passflow.sliced.why_not_sliced`)."""
     if any(getattr(args, flag, None) for flag in _WHOLE_RUN_FLAGS):
+        return False
+    if changes_printing(args):
         return False
     return args.dump_pipeline_graph is None and args.remark_format == "emitRemark"
 
