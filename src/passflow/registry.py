@@ -11,8 +11,9 @@ are two such plugins, which the tool loads as mlir-opt calls
 `registerAllPasses()` (`passflow.register_all_passes`); installed packages
 declare theirs as entry points of the `passflow.passes` group (passflow declares
 its own there too), which are loaded when a name is not known or every pass is
-listed. Each registration remembers the plugin it came from (`PassInfo.source`),
-so listings group passes by where they come from.
+listed. Each registration remembers the plugin it came from (`PassInfo.source`,
+its spec; `loaded_plugins()` gives its title), so listings group passes by
+where they come from, whoever loaded the plugin first.
 
 A name may be registered lazily (`register_lazy`): only the module and the name of
 what it registers are recorded, and the module (with the xDSL dialects and
@@ -81,7 +82,8 @@ class PassInfo:
     pass_class: type[Pass]
     origin: str
     source: str = ""
-    """The title of the plugin that registered it ("" for the program itself)."""
+    """The plugin that registered it, as `loaded_plugins()` keys it ("" for the
+    program itself)."""
 
     @property
     def summary(self) -> str:
@@ -106,7 +108,8 @@ class PipelineInfo:
     options: type[PipelineOptions] | None
     origin: str
     source: str = ""
-    """The title of the plugin that registered it ("" for the program itself)."""
+    """The plugin that registered it, as `loaded_plugins()` keys it ("" for the
+    program itself)."""
 
     def add_to(self, pm: OpPassManager, options: str = "") -> None:
         """Run the builder on `pm`, with `options` parsed into the options struct."""
@@ -141,7 +144,7 @@ _lazy: dict[str, _Lazy] = {}
 _plugins: dict[str, str] = {}
 """Each plugin loaded, by its spec (a file as its absolute path), with its title."""
 _source = ""
-"""The title of the plugin registering now (`_registering`)."""
+"""The plugin registering now, as `_plugins` keys it (`_registering`)."""
 _plugins_loaded = False
 _plugins_loading = False
 
@@ -348,10 +351,10 @@ def only_passflow_registered() -> bool:
 
 
 @contextmanager
-def _registering(title: str) -> Generator[None]:
-    """Attribute what is registered in the block to the plugin `title`."""
+def _registering(key: str) -> Generator[None]:
+    """Attribute what is registered in the block to the plugin `key`."""
     global _source
-    outer, _source = _source, title
+    outer, _source = _source, key
     try:
         yield
     finally:
@@ -384,7 +387,7 @@ def _load(key: str, title: str, load: Callable[[], None]) -> str:
         return loaded
     _plugins[key] = title
     try:
-        with _registering(title):
+        with _registering(key):
             load()
     except Exception as err:
         del _plugins[key]

@@ -78,16 +78,18 @@ def pass_groups(options: bool = True) -> list[PassGroup]:
         info = registry.lookup_pass(name) if options else None
         rows = [] if info is None else _option_rows(info.pass_class)
         xdsl.append(PassEntry(name, xdsl_summary(name), rows))
-    own_title, test_title = BUILTIN_PLUGINS.values()
-    own = by_source.pop(own_title, []) + by_source.pop("", [])
-    tests = by_source.pop(test_title, [])
+    (own_spec, own_title), (test_spec, test_title) = BUILTIN_PLUGINS.items()
+    own = by_source.pop(own_spec, []) + by_source.pop("", [])
+    tests = by_source.pop(test_spec, [])
+    titles = registry.loaded_plugins()
     return [
         PassGroup(own_title, sorted(own, key=_argument)),
         *(
             PassGroup(
-                f"Passes and pipelines of {title}", sorted(entries, key=_argument)
+                f"Passes and pipelines of {titles.get(spec, spec)}",
+                sorted(entries, key=_argument),
             )
-            for title, entries in by_source.items()
+            for spec, entries in by_source.items()
         ),
         PassGroup("xDSL's passes", xdsl),
         PassGroup(test_title, sorted(tests, key=_argument)),

@@ -14,7 +14,6 @@ import contextlib
 import copy
 import dataclasses
 import functools
-import traceback
 from dataclasses import dataclass
 
 from passflow.diagnostics import (
@@ -212,6 +211,8 @@ class DiagnosticOptions:
         (`Operation::emitError`: generic, in local scope; a warning's or
         remark's op as printed; an op with regions on a new line)."""
         if self.stacktrace:
+            import traceback  # --mlir-print-stacktrace-on-diagnostic only
+
             trace = "".join(traceback.format_stack()[:-3]).rstrip("\n")
             diagnostic.attach_note(f"diagnostic emitted with trace:\n{trace}")
         op = diagnostic.operation
