@@ -109,6 +109,18 @@ def opt(
     return done.returncode, done.stdout, done.stderr
 
 
+def python(code: str, **env_vars: str) -> subprocess.CompletedProcess[str]:
+    """`code` run by a fresh interpreter (nothing registered yet)."""
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env_vars},
+        timeout=120,
+        check=False,
+    )
+
+
 def write(tmp_path: Path, name: str, text: str) -> str:
     path = tmp_path / name
     path.write_text(textwrap.dedent(text))
@@ -298,9 +310,7 @@ def test_importing_passflow_registers_nothing() -> None:
         " == 'passflow.testing:register'\n"
         "assert 'passflow.transforms.cse' not in sys.modules\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=False
-    )
+    done = python(code)
     assert done.returncode == 0, done.stderr
 
 
@@ -386,7 +396,26 @@ def test_passflows_passes_are_grouped_as_its_own_whoever_loaded_them() -> None:
         "assert 'cse' in [e.argument for e in groups[0].entries]\n"
         "assert not [g.title for g in groups if 'plugin passflow' in g.title]\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=False
-    )
+    done = python(code)
     assert done.returncode == 0, done.stderr
+
+
+def test_the_cached_help_tells_same_named_plugin_files_apart(tmp_path: Path) -> None:
+    # The installed tool, whose sys.path does not hold the working directory.
+    tool = str(Path(sys.executable).parent / "passflow-opt")
+    env = {**os.environ, "PASSFLOW_HELP_CACHE": str(tmp_path / "help")}
+    for name in ("count-adds", "count-subs"):
+        directory = tmp_path / name
+        directory.mkdir()
+        write(directory, "plugin.py", PASS_PLUGIN.replace("count-adds", name))
+        done = subprocess.run(
+            [tool, "--load-pass-plugin=plugin.py", "--help"],
+            capture_output=True,
+            text=True,
+            cwd=directory,
+            env=env,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        assert f"--{name} " in done.stdout

@@ -239,7 +239,7 @@ def pass_listing(plugins: CommandLinePlugins, *, options: bool) -> list[PassGrou
     from passflow.tools.help_cache import pass_groups  # the listing, cached
 
     return pass_groups(
-        options=options, variant=repr(plugins), prepare=lambda: register_for(plugins)
+        options=options, variant=plugins.identity, prepare=lambda: register_for(plugins)
     )
 
 

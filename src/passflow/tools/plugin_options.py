@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from passflow.diagnostics import PassflowError
 from passflow.tools.command_line import FlagParser, dashes
@@ -73,6 +74,16 @@ class CommandLinePlugins:
     @property
     def empty(self) -> bool:
         return not self.passes and not self.dialects
+
+    @property
+    def identity(self) -> str:
+        """What tells these plugins from others: a file by its absolute path (the
+        same `plugin.py` in two directories is two plugins)."""
+        specs = [
+            str(Path(spec).resolve()) if spec.endswith(".py") else spec
+            for spec in (*self.passes, "--", *self.dialects)
+        ]
+        return "\0".join(specs)
 
     @classmethod
     def of(cls, argv: Sequence[str]) -> CommandLinePlugins:
