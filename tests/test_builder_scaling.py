@@ -12,6 +12,7 @@ from passflow.builder import (
     AfterLast,
     BeforeFirst,
     BuilderError,
+    InBundle,
     OrderingError,
     PassKind,
     PipelineBuilder,
@@ -19,7 +20,7 @@ from passflow.builder import (
     Requires,
     cleanup,
 )
-from passflow.builder.entries import pass_entries
+from passflow.builder.entries import entry_matches, pass_entries
 from passflow.diagnostics import Severity
 
 
@@ -160,3 +161,50 @@ def test_order_keys_and_indexes_stay_right_when_one_spot_fills_up() -> None:
         assert len({id(entry) for entry in ordered.entries}) == len(ordered.entries)
         assert ordered.keys == [entry.key for entry in ordered.entries]
     assert len(tree.matching("scale-lower")) == 50
+
+
+def test_indexes_stay_right_when_every_insertion_anchors_on_a_new_name() -> None:
+    # Vendors stacking extensions: each pass is its own class and anchors on a
+    # pass an earlier one inserted, inside a nest. Every index (argument, kind,
+    # bundle, class) must hold exactly the passes a fresh walk finds, in order,
+    # and each pass must sit right next to its anchor.
+    chooser = random.Random(45)
+    builder = PipelineBuilder()
+    builder.add(Bufferize())
+    functions = builder.nest("func.func")
+    functions.add(Late())
+    functions.add(cleanup())
+    builder.add(Lower())
+    placed = ["scale-late"]
+    for i in range(300):
+        if i == 150:  # a class anchor searched midway is kept up to date after
+            assert _Stub in builder
+        cls = type(f"Vendor{i}", (_Stub,), {"argument": f"vendor-{i}"})
+        anchor = chooser.choice(placed)
+        if i % 2:
+            builder.insert_after(cls(), anchor)
+            neighbour = -1
+        else:
+            builder.insert_before(cls(), anchor)
+            neighbour = 1
+        tree = builder._shared.tree  # pyright: ignore[reportPrivateUsage]
+        passes = list(pass_entries(tree.root.entries))
+        position = [p.pass_.argument for p in passes].index(f"vendor-{i}")
+        assert passes[position + neighbour].pass_.argument == anchor
+        placed.append(f"vendor-{i}")
+    tree = builder._shared.tree  # pyright: ignore[reportPrivateUsage]
+    passes = list(pass_entries(tree.root.entries))
+    assert [p.key for p in passes] == sorted({p.key for p in passes})
+    for anchor in (
+        *placed,
+        PassKind.CLEANUP,
+        PassKind.LATE_OPTIMIZATION,
+        InBundle("cleanup"),
+        _Stub,
+        Late,
+        "never-placed",
+    ):
+        ordered = tree.ordered(anchor)
+        assert ordered.entries == [p for p in passes if entry_matches(anchor, p)]
+        assert ordered.keys == [p.key for p in ordered.entries]
+    assert str(builder.build()).startswith("builtin.module(scale-bufferize,func.func(")

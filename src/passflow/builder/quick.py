@@ -90,7 +90,7 @@ def _interval_constraints(
     for rule in rules:
         if isinstance(rule.constraint, AfterLast | BeforeFirst):
             yield rule.subject, rule.constraint
-    for cls in tree.classes:
+    for cls in tree.ordering_classes:
         declared = cast(object, getattr(cls, "ordering", ()))
         if isinstance(declared, tuple | list):
             for constraint in cast("tuple[object, ...]", declared):

@@ -10,8 +10,12 @@ what the pipeline holds:
 - order keys: each pass's `key` grows in run order, so "does X run before Y" is one
   comparison. New passes get keys between their neighbours'; when no room is left,
   every pass is renumbered (rare);
-- indexes: for each anchor searched so far, its matching passes sorted by key, so
-  the first and last match are found by bisection.
+- indexes: the passes of each argument, kind and bundle name, sorted by key, kept
+  for every pass as it is placed (each pass is in one list per argument, kind and
+  bundle it has), so any such anchor, however many distinct ones are searched, is
+  a dictionary lookup and its first and last match a bisection. A class anchor
+  (which matches subclasses) gets its list the first time it is searched, by one
+  walk, and is kept up to date from then on.
 
 Changes are made inside transactions, which journal how to undo them: an
 insertion by where it went and how many entries (undone by deleting them), any
@@ -37,7 +41,7 @@ from passflow.builder.entries import (
     entry_matches,
     pass_entries,
 )
-from passflow.builder.kinds import Anchor, anchor_key
+from passflow.builder.kinds import Anchor, InBundle, PassKind, anchor_key
 
 __all__ = ["Tree"]
 
@@ -97,6 +101,11 @@ class Tree:
     def __init__(self, root: Level) -> None:
         self.root = root
         self._indexes: dict[object, _Ordered] = {}
+        """Every argument's, kind's and bundle's passes (by `anchor_key`)."""
+        self._class_indexes: dict[object, _Ordered] = {}
+        """The passes of each class searched so far (subclasses included)."""
+        self._indexed: dict[int, tuple[_Ordered, ...]] = {}
+        """The lists each pass is in, by the pass entry's id."""
         self.scope = KindTags()
         """The kinds this builder gives passes (`PipelineBuilder.tag_kinds`)."""
         self._generation = self._kinds_generation()
@@ -107,6 +116,8 @@ class Tree:
         """A change the quick check cannot judge happened since the last check."""
         self.classes: set[type] = set()
         """The class of every pass placed so far (some may be gone)."""
+        self.ordering_classes: list[type] = []
+        """The classes in `classes` that declare an `ordering`, in the order seen."""
         self.renumber()
 
     # --- transactions ----------------------------------------------------------
@@ -165,7 +176,8 @@ class Tree:
             _home(unit, level)
         if not passes:
             return
-        self.classes.update(type(entry.pass_) for entry in passes)
+        for entry in passes:
+            self._saw_class(type(entry.pass_))
         self._spread(before, passes, after)
         for entry in passes:
             self._index(entry)
@@ -233,15 +245,18 @@ class Tree:
     def renumber(self) -> None:
         """Give every pass a fresh key in run order, and rebuild the indexes."""
         _home_all(self.root)
+        self._indexes.clear()
+        self._indexed.clear()
+        anchors = [ordered.anchor for ordered in self._class_indexes.values()]
+        self._class_indexes.clear()
+        self._generation = self._kinds_generation()
         key = 0.0
         for entry in pass_entries(self.root.entries):
             key += _STEP
             entry.key = key
             entry.scope = self.scope
-            self.classes.add(type(entry.pass_))
-        anchors = [ordered.anchor for ordered in self._indexes.values()]
-        self._indexes.clear()
-        self._generation = self._kinds_generation()
+            self._saw_class(type(entry.pass_))
+            self._index(entry)  # in run order: each list stays sorted
         for anchor in anchors:
             self.matching(anchor)
 
@@ -255,13 +270,19 @@ class Tree:
         if self._generation != self._kinds_generation():
             self.renumber()
         key = anchor_key(anchor)
-        ordered = self._indexes.get(key)
+        if isinstance(anchor, str | InBundle):
+            ordered = self._indexes.get(key)
+            if ordered is None:  # no pass has it: an empty list that fills later
+                ordered = self._indexes[key] = _Ordered(anchor)
+            return ordered
+        ordered = self._class_indexes.get(key)
         if ordered is None:
-            ordered = self._indexes[key] = _Ordered(anchor)
+            ordered = self._class_indexes[key] = _Ordered(anchor)
             for entry in pass_entries(self.root.entries):
                 if entry_matches(anchor, entry):
                     ordered.keys.append(entry.key)
                     ordered.entries.append(entry)
+                    self._indexed[id(entry)] += (ordered,)
         return ordered
 
     def pass_before(self, entry: PassEntry | PointEntry) -> PassEntry | None:
@@ -346,18 +367,48 @@ class Tree:
                 return index
         return level.position(entry)
 
+    def _saw_class(self, cls: type) -> None:
+        if cls not in self.classes:
+            self.classes.add(cls)
+            if getattr(cls, "ordering", ()):
+                self.ordering_classes.append(cls)
+
     def _unindex(self, entry: PassEntry) -> None:
-        for ordered in self._indexes.values():
-            if entry_matches(ordered.anchor, entry):
-                ordered.discard(entry)
+        for ordered in self._indexed.pop(id(entry), ()):
+            ordered.discard(entry)
 
     def _index(self, entry: PassEntry) -> None:
-        for ordered in self._indexes.values():
-            if entry_matches(ordered.anchor, entry):
-                ordered.add(entry)
+        """Put `entry` in the list of its argument, each of its kinds, its bundle
+        and each class anchor it matches: what it costs is what it has, not how
+        many anchors were searched."""
+        lists: list[_Ordered] = []
+        argument = entry.pass_.argument
+        if argument:
+            lists.append(self._list(str(argument)))
+        lists.extend(self._list(PassKind(kind)) for kind in entry.kinds)
+        home = entry.home
+        if isinstance(home, BundleEntry):
+            lists.append(self._list(InBundle(home.name)))
+        lists.extend(
+            ordered
+            for ordered in self._class_indexes.values()
+            if entry_matches(ordered.anchor, entry)
+        )
+        for ordered in lists:
+            ordered.add(entry)
+        self._indexed[id(entry)] = tuple(lists)
+
+    def _list(self, anchor: str | InBundle) -> _Ordered:
+        key = anchor_key(anchor)
+        ordered = self._indexes.get(key)
+        if ordered is None:
+            ordered = self._indexes[key] = _Ordered(anchor)
+        return ordered
 
 
 def _entry_key(entry: Entry) -> float:
+    if isinstance(entry, PassEntry):  # the common case, on the hot path of position
+        return entry.key
     first = _first_pass(entry)
     return first.key if first is not None else float("-inf")
 
