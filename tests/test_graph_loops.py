@@ -103,7 +103,8 @@ def test_a_run_wide_bound_backs_up_the_per_edge_cap() -> None:
     assert Visit.log == ["a", "b", "a", "b", "a"]
     message = info.value.errors[0].message
     assert message.startswith(
-        "schedule 'g' reached the cap of 5 pipeline runs before 'b' could run again"
+        "schedule 'g' reached its run-wide bound of 5 pipeline runs "
+        "(max_pipeline_runs) before 'b' could run again"
     )
     assert "jumps taken: b -> a (2 times)" in message
     assert "create_schedule(max_pipeline_runs=10)" in message
@@ -111,8 +112,8 @@ def test_a_run_wide_bound_backs_up_the_per_edge_cap() -> None:
 
 
 def test_the_default_run_wide_bound_follows_the_loops_nesting() -> None:
-    # Each pipeline may run (cap + 1) times per loop around it: a structured
-    # loop nest never reaches the bound before its per-edge caps.
+    # The outer loop is taken 3 times, the inner 3 times per visit, 4 visits:
+    # a structured loop nest never reaches the bound before its per-edge caps.
     graph = PipelineGraph("g")
     graph.register_pipeline("start", populate=visit("start"))
     graph.register_pipeline("inner", ["start"], [], ["start"])
@@ -177,7 +178,7 @@ def test_a_registered_graph_takes_its_run_wide_bound_as_an_option() -> None:
         assert isinstance(runner, PipelineSchedulePass)
         run = PassManager()
         run.assign(pm)
-        with pytest.raises(PassPipelineError, match="reached the cap of 3 pipeline"):
+        with pytest.raises(PassPipelineError, match="run-wide bound of 3 pipeline"):
             run.run(ir.parse_module(MODULE))
         assert Visit.log == ["a", "b", "a"]
         plain = "builtin.module(test-loops-registered)"

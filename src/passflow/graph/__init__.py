@@ -20,6 +20,8 @@ See docs/graph.md for the guide, and `errors` for what each misuse raises.
 """
 
 from passflow.graph.declaration import (
+    CONVERGENCE_POLICIES,
+    ConvergencePolicy,
     Declaration,
     PopulatePipeline,
     SelectAlternative,
@@ -42,6 +44,7 @@ from passflow.graph.execution import (
     JUMP_TARGET_ATTRIBUTE,
     AlternativeChosen,
     JumpTaken,
+    LoopStopped,
     PipelineRan,
     PipelineSchedulePass,
     ScheduleFailure,
@@ -69,12 +72,14 @@ from passflow.graph.scheduled import (
 from passflow.graph.stage_source import PipelineSource, StageSource
 
 __all__ = [
+    "CONVERGENCE_POLICIES",
     "DEFAULT_MAX_JUMPS_PER_EDGE",
     "JUMP_TARGET_ATTRIBUTE",
     "AlternativeChosen",
     "AmbiguousJumpError",
     "ChoiceError",
     "ChoiceSelectionError",
+    "ConvergencePolicy",
     "Declaration",
     "Dependency",
     "ExportFormat",
@@ -82,6 +87,7 @@ __all__ = [
     "GraphPipeline",
     "JumpLimitError",
     "JumpTaken",
+    "LoopStopped",
     "PipelineCycleError",
     "PipelineGraph",
     "PipelineGraphError",

@@ -49,14 +49,17 @@ def _compile(
         body = level.bodies[name]
         if isinstance(body, Expanded):
             return ScheduledPipeline(
-                name, decl.jump_targets, _compile(body, (*enclosing, level), max_jumps)
+                name,
+                decl.jump_targets,
+                _compile(body, (*enclosing, level), max_jumps),
+                decl.on_cap,
             )
         if decl.kind == "choice":
             choice = ScheduledChoice(
                 body, tuple(unit(a) for a in decl.alternatives), decl.select
             )
             return ScheduledPipeline(name, (), choice)
-        return ScheduledPipeline(name, decl.jump_targets, body)
+        return ScheduledPipeline(name, decl.jump_targets, body, decl.on_cap)
 
     return PipelineSchedule(
         level.name,

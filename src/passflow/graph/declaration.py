@@ -15,6 +15,8 @@ from passflow.ir import Operation
 from passflow.manager import OpPassManager
 
 __all__ = [
+    "CONVERGENCE_POLICIES",
+    "ConvergencePolicy",
     "Declaration",
     "Expanded",
     "PopulatePipeline",
@@ -28,6 +30,14 @@ SelectAlternative = Callable[[Operation], str]
 """Given the top-level op when a choice runs, names the alternative to run."""
 
 Kind = Literal["pipeline", "subgraph", "choice"]
+
+ConvergencePolicy = Literal["error", "warn", "silent"]
+"""What a loop does when its jump reaches the per-edge cap (`on_cap`): abort the
+run (`error`), or stop looping and go on after the jump's source with a warning
+(`warn`) or without one (`silent`): the choice MLIR's composite fixed-point pass
+offers as `on-convergence-failure`."""
+
+CONVERGENCE_POLICIES: tuple[ConvergencePolicy, ...] = ("error", "warn", "silent")
 
 
 @dataclass(frozen=True)
@@ -52,6 +62,8 @@ class Declaration:
     select: SelectAlternative | None = None
     source: object = None
     """What `populate` was given (text, a builder, a function), for `source()`."""
+    on_cap: ConvergencePolicy = "error"
+    """What the loops this pipeline's jumps close do at the per-edge cap."""
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ __all__ = [
     "JUMP_TARGET_ATTRIBUTE",
     "AlternativeChosen",
     "JumpTaken",
+    "LoopStopped",
     "PipelineRan",
     "PipelineSchedulePass",
     "ScheduleFailure",
@@ -77,7 +78,26 @@ class AlternativeChosen:
         return f"pick {self.choice} -> {self.alternative}"
 
 
-TraceEvent = PipelineRan | JumpTaken | AlternativeChosen
+@dataclass(frozen=True)
+class LoopStopped:
+    """`source` requested the jump to `target` once more than the per-edge cap
+    allows, and its `on_cap` policy (`warn` or `silent`) stopped the loop there:
+    the run went on after `source`. `reason` names why the loop stopped."""
+
+    source: str
+    target: str
+    jumps: int
+    policy: str
+    reason: str = "max-jumps"
+
+    def __str__(self) -> str:
+        return (
+            f"stop {self.source} -> {self.target}: {self.reason} ({self.jumps}), "
+            f"on_cap={self.policy}"
+        )
+
+
+TraceEvent = PipelineRan | JumpTaken | AlternativeChosen | LoopStopped
 
 
 @dataclass
@@ -96,13 +116,18 @@ class ScheduleTrace:
         return tuple(e for e in self.events if isinstance(e, JumpTaken))
 
     @property
+    def stops(self) -> tuple[LoopStopped, ...]:
+        """The loops an `on_cap` policy of `warn` or `silent` stopped, in order."""
+        return tuple(e for e in self.events if isinstance(e, LoopStopped))
+
+    @property
     def choices(self) -> tuple[AlternativeChosen, ...]:
         """The alternative each choice picked, in order."""
         return tuple(e for e in self.events if isinstance(e, AlternativeChosen))
 
     def __str__(self) -> str:
-        """One event per line (`run  frontend`, `jump a -> b`, `pick c -> a`), for
-        reading and diffing."""
+        """One event per line (`run  frontend`, `jump a -> b`, `pick c -> a`,
+        `stop b -> a: ...`), for reading and diffing."""
         return "\n".join(str(e) for e in self.events)
 
 
@@ -274,19 +299,44 @@ class PipelineSchedulePass(OperationPass):
             taken[ran.name, target] += 1
             if taken[ran.name, target] > schedule.max_jumps_per_edge:
                 loop = _loop(schedule, ran.name, target, prefix)
-                self._fail(
-                    JumpLimitError,
-                    qualified,
-                    requested,
-                    self._cap_message(qualified, prefix + target, loop),
-                )
-                return False
+                if ran.on_cap == "error":
+                    self._fail(
+                        JumpLimitError,
+                        qualified,
+                        requested,
+                        self._cap_message(qualified, prefix + target, loop),
+                    )
+                    return False
+                self._stop_loop(op, ran.on_cap, qualified, prefix + target, loop)
+                index += 1
+                _leave_loops(taken, schedule, index, None)
+                continue
             del op.attributes[JUMP_TARGET_ATTRIBUTE]
             self.jumps_taken += 1
             self.trace.events.append(JumpTaken(qualified, prefix + target))
             index = schedule.index(target)
             _leave_loops(taken, schedule, index, (ran.name, target))
         return True
+
+    def _stop_loop(
+        self, op: Operation, policy: str, source: str, target: str, loop: str
+    ) -> None:
+        """Stop the loop at its cap and go on after `source`, as the pipeline's
+        `on_cap` policy (`warn` or `silent`) asks; the trace records it."""
+        del op.attributes[JUMP_TARGET_ATTRIBUTE]
+        cap = self.schedule.max_jumps_per_edge
+        self.trace.events.append(LoopStopped(source, target, cap, policy))
+        if policy == "warn":
+            what = loop or f"the jump {source} -> {target}"
+            warning = Diagnostic(
+                Severity.WARNING,
+                f"{what} of schedule '{self.schedule.name}' did not converge in "
+                f"{cap} jump{'s' * (cap != 1)}: pipeline '{source}' requested the "
+                f"jump to '{target}' again; going on after '{source}' "
+                "(on_cap='warn')",
+                ir.location(op),
+            )
+            self.emit_diagnostic(warning)
 
     def _cap_message(self, source: str, target: str, loop: str | None) -> str:
         """Why the jump `source` -> `target` stops the run, and how to allow more."""
@@ -391,13 +441,15 @@ class PipelineSchedulePass(OperationPass):
             f"{source} -> {target} ({count} time{'s' * (count != 1)})"
             for (source, target), count in taken.most_common(5)
         )
+        cap = self.schedule.max_jumps_per_edge
         return (
-            f"schedule '{self.schedule.name}' reached the cap of {limit} pipeline "
-            f"runs before '{pipeline}' could run again (jumps taken: "
-            f"{listed or 'none'}), so its loops do not converge; to allow more, "
-            f"raise the cap: create_schedule(max_pipeline_runs={2 * limit}) from "
-            f"Python, or {self._argument}{{max-runs={2 * limit}}} in the pipeline "
-            "text"
+            f"schedule '{self.schedule.name}' reached its run-wide bound of {limit} "
+            f"pipeline runs (max_pipeline_runs) before '{pipeline}' could run "
+            f"again, every jump still within the cap of {cap} per edge (jumps "
+            f"taken: {listed or 'none'}); to allow more, raise the bound: "
+            f"create_schedule(max_pipeline_runs={2 * limit}) from Python, or "
+            f"{self._argument}{{max-runs={2 * limit}}} in the pipeline text, or "
+            "leave it unset: the default never stops a run the per-edge cap allows"
         )
 
     def _misplaced_request(self, op: Operation, qualified: str) -> bool:

@@ -16,6 +16,8 @@ from typing import NoReturn, TypeVar, cast
 
 from passflow.graph.compile import compile_schedule
 from passflow.graph.declaration import (
+    CONVERGENCE_POLICIES,
+    ConvergencePolicy,
     Declaration,
     Expanded,
     Kind,
@@ -76,6 +78,8 @@ class PipelineGraph:
         successors: Sequence[str] = (),
         jump_targets: Sequence[str] = (),
         populate: StageSource | None = None,
+        *,
+        on_cap: ConvergencePolicy = "error",
     ) -> None:
         """Declare pipeline `name`; `populate` gives its passes.
 
@@ -87,6 +91,12 @@ class PipelineGraph:
         themselves before or after it (`high-to-middle`). Names in the edges and
         jump targets may be registered later; `create_schedule` checks them.
         Raises `PipelineNameError` for a taken or malformed name.
+
+        `on_cap` says what the loops its jumps close do when a jump reaches the
+        per-edge cap: `"error"` aborts the run with `JumpLimitError`; `"warn"`
+        and `"silent"` stop looping there and go on after this pipeline, with a
+        warning or without, as MLIR's composite fixed-point pass does with
+        `on-convergence-failure`. The trace records the stop either way.
         """
         self._declare(
             name,
@@ -96,6 +106,7 @@ class PipelineGraph:
             jump_targets,
             populate=as_populate(populate, self.name, _checked(self.name, name)),
             source=populate,
+            on_cap=on_cap,
         )
 
     def register_subgraph(
@@ -106,6 +117,7 @@ class PipelineGraph:
         jump_targets: Sequence[str] = (),
         *,
         populate: PopulateSubgraph,
+        on_cap: ConvergencePolicy = "error",
     ) -> None:
         """Declare `name` as a subgraph; `populate(graph)` registers its members.
 
@@ -114,7 +126,8 @@ class PipelineGraph:
         member from outside or leaves from one. The graph passed to `populate`
         has the subgraph's name and this graph's anchor. (The RFC overloads
         `registerPipeline` on the callback's parameter type, which Python cannot
-        dispatch on, hence a second method.)
+        dispatch on, hence a second method.) `on_cap` is as for
+        `register_pipeline`, for the jumps that leave from the subgraph's end.
         """
         _check_callback(self.name, _checked(self.name, name), populate)
         self._declare(
@@ -125,6 +138,7 @@ class PipelineGraph:
             jump_targets,
             subgraph=populate,
             source=populate,
+            on_cap=on_cap,
         )
 
     def register_choice(
@@ -275,7 +289,13 @@ class PipelineGraph:
         alternatives: tuple[str, ...] = (),
         select: SelectAlternative | None = None,
         source: object = None,
+        on_cap: ConvergencePolicy = "error",
     ) -> None:
+        if on_cap not in CONVERGENCE_POLICIES:
+            raise PipelineGraphError(
+                f"on_cap of pipeline '{name}' in graph '{self.name}' must be one of "
+                f"{', '.join(map(repr, CONVERGENCE_POLICIES))}, got {on_cap!r}"
+            )
         if not name or "/" in name:
             raise PipelineNameError(
                 f"invalid pipeline name {name!r} in graph '{self.name}': names must "
@@ -296,6 +316,7 @@ class PipelineGraph:
             alternatives,
             select,
             source,
+            on_cap,
         )
         self._removed.pop(name, None)
         self._declarations[name] = declaration

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal, Self
 
-from passflow.graph.declaration import SelectAlternative
+from passflow.graph.declaration import ConvergencePolicy, SelectAlternative
 from passflow.manager import OpPassManager
 
 __all__ = [
@@ -85,6 +85,8 @@ class ScheduledPipeline:
     name: str
     jump_targets: tuple[str, ...]
     body: OpPassManager | ScheduledGraph | ScheduledChoice
+    on_cap: ConvergencePolicy = "error"
+    """What its loops do when a jump reaches the per-edge cap."""
 
     @property
     def is_empty(self) -> bool:
@@ -112,7 +114,9 @@ class ScheduledPipeline:
                 yield from alternative.pass_managers(prefix)
 
     def clone(self) -> ScheduledPipeline:
-        return ScheduledPipeline(self.name, self.jump_targets, self.body.clone())
+        return ScheduledPipeline(
+            self.name, self.jump_targets, self.body.clone(), self.on_cap
+        )
 
 
 @dataclass(eq=False)
@@ -156,15 +160,14 @@ class ScheduledGraph:
     def pipeline_run_limit(self) -> int:
         """How many pipelines one run may run in all, subgraph members included:
         `max_pipeline_runs`, or by default the most a run can take without any
-        jump edge going over `max_jumps_per_edge` when loops nest: each pipeline
-        counts (cap + 1) times for each backward jump whose loop holds it.
-
-        It is a backstop behind the per-edge cap, so a loop shape that cap does
-        not stop still ends, with `JumpLimitError`.
+        jump edge going over `max_jumps_per_edge`, whatever its loops' shape
+        (nested, overlapping, sharing pipelines): so the default never stops a
+        run that every per-edge cap allows, and the per-edge cap alone ends
+        every run. Only a `max_pipeline_runs` the user sets can stop one first.
         """
         if self.max_pipeline_runs is not None:
             return self.max_pipeline_runs
-        return _run_bound(self, self.max_jumps_per_edge + 1)
+        return _run_bound(self, self.max_jumps_per_edge)
 
     def pass_managers(self, prefix: str = "") -> Iterator[tuple[str, OpPassManager]]:
         """Each pipeline's pass manager with its qualified name (`sub/member`), in
@@ -216,23 +219,46 @@ class ScheduledGraph:
         return "\n".join(_block(header, self.pipelines, pad, ""))
 
 
-def _run_bound(schedule: ScheduledGraph, factor: int) -> int:
-    """The most stage runs of one entry into `schedule` (see `pipeline_run_limit`)."""
-    loops = list(schedule.loops())
+def _run_bound(schedule: ScheduledGraph, cap: int) -> int:
+    """The most stage runs of one entry into `schedule` when no jump edge goes
+    over `cap` (see `pipeline_run_limit`), for any nesting or overlap of loops.
+
+    A loop (first, last) is visited afresh only after the run left it (went on
+    past `last`) and came back, which takes a jump from further on landing at or
+    before `last`, or after a jump of a loop strictly enclosing it: either way a
+    jump of a loop that comes later in the order (last, -first). So, taking the
+    loops from the last one back, a loop is taken at most `cap` times per visit
+    and visited at most once more than those later loops were taken. A pipeline
+    runs once, and once more per jump of a loop holding it.
+    """
+    loops = sorted(schedule.loops(), key=lambda loop: (loop[1], -loop[0]), reverse=True)
+    jumps: list[int] = []
+    for i, (first, last) in enumerate(loops):
+        restarts = sum(
+            jumps[j]
+            for j, (other_first, other_last) in enumerate(loops[:i])
+            if other_first <= last
+            and (other_last > last or (other_last == last and other_first < first))
+        )
+        jumps.append(cap * (1 + restarts))
     total = 0
     for position, pipeline in enumerate(schedule.pipelines):
-        around = sum(1 for first, last in loops if first <= position <= last)
-        total += _unit_runs(pipeline, factor) * factor**around
+        runs = 1 + sum(
+            taken
+            for (first, last), taken in zip(loops, jumps, strict=True)
+            if first <= position <= last
+        )
+        total += _unit_runs(pipeline, cap) * runs
     return total
 
 
-def _unit_runs(pipeline: ScheduledPipeline, factor: int) -> int:
+def _unit_runs(pipeline: ScheduledPipeline, cap: int) -> int:
     body = pipeline.body
     if isinstance(body, OpPassManager):
         return 1
     if isinstance(body, ScheduledGraph):
-        return _run_bound(body, factor)
-    return 1 + sum(_unit_runs(a, factor) for a in body.alternatives)
+        return _run_bound(body, cap)
+    return 1 + max(_unit_runs(a, cap) for a in body.alternatives)
 
 
 def _block(
@@ -246,7 +272,9 @@ def _block(
         position = f"{prefix}{number}."
         body = pipeline.body
         jumps = (
-            f" [jumps: {', '.join(pipeline.jump_targets)}]"
+            f" [jumps: {', '.join(pipeline.jump_targets)}"
+            + ("" if pipeline.on_cap == "error" else f"; on_cap={pipeline.on_cap}")
+            + "]"
             if pipeline.jump_targets
             else ""
         )
