@@ -271,8 +271,12 @@ def test_duplicate_name_is_refused_by_name() -> None:
     graph.register_pipeline("a")
     with pytest.raises(
         PipelineNameError, match="pipeline 'a' is already registered in graph 'g'"
-    ):
+    ) as info:
         graph.register_pipeline("a")
+    assert str(info.value).endswith(
+        "; fix: to give it other passes, graph.replace_pipeline('a', populate); to "
+        "add a stage beside it, register it under a new name"
+    )
     with pytest.raises(PipelineNameError, match="'a' is already registered"):
         graph.register_subgraph("a", populate=lambda sub: None)
     assert graph.names == ("a",)
@@ -346,7 +350,9 @@ def test_unknown_names_are_reported_with_the_pipeline_and_field(
         table(rows).create_schedule()
     assert str(info.value) == (
         f"pipeline 'b' of graph 'table' lists 'nope' in its {field}, "
-        "but no such pipeline exists (pipelines: a, b)"
+        "but no such pipeline exists (pipelines: a, b); fix: name a pipeline of "
+        "graph 'table', or register 'nope' (graph.register_pipeline('nope', ...)) "
+        "before create_schedule"
     )
 
 

@@ -93,7 +93,9 @@ def _check_names(level: Expanded, enclosing: tuple[Expanded, ...]) -> None:
                     if field in _EDGE_FIELDS:
                         continue  # its edges still order its neighbours
                     raise UnknownPipelineError(
-                        f"{where}, but '{name}' was removed (remove_pipeline)"
+                        f"{where}, but '{name}' was removed (remove_pipeline); fix: "
+                        f"drop '{name}' from the {field} of '{decl.name}' "
+                        f"(replace_pipeline keeps a pipeline and changes its passes)"
                     )
                 if name in inside:
                     raise SubgraphBoundaryError(
@@ -111,6 +113,9 @@ def _check_names(level: Expanded, enclosing: tuple[Expanded, ...]) -> None:
                 raise UnknownPipelineError(
                     f"{where}, but no such pipeline exists"
                     + _suggest(name, level.bodies)
+                    + f"; fix: name a pipeline of graph '{graph}', or register "
+                    f"'{name}' (graph.register_pipeline('{name}', ...)) before "
+                    "create_schedule"
                 )
 
 

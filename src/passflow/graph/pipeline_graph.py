@@ -303,7 +303,9 @@ class PipelineGraph:
             )
         if name in self._declarations:
             raise PipelineNameError(
-                f"pipeline '{name}' is already registered in graph '{self.name}'"
+                f"pipeline '{name}' is already registered in graph '{self.name}'; "
+                f"fix: to give it other passes, graph.replace_pipeline('{name}', "
+                f"populate); to add a stage beside it, register it under a new name"
             )
         declaration = Declaration(
             name,
