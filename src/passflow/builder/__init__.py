@@ -25,11 +25,13 @@ the builder holds), `tree` (back-pointers, order keys, anchor indexes, undo),
 `search` (finding anchors, placing entries, splitting nests), `nesting` (which
 ops can sit directly inside which), `plan` (flattening, merging, collapsing),
 `checks` (the full evaluation, cycles, unknown kinds), `quick` (the incremental check), `explain` (the listing), `discovery` (extensions by entry
-point), `pipeline` (PipelineBuilder), `errors`. The user guide is docs/builder.md.
+point), `source` (a pipeline as builder source), `compare` (what changed between
+two versions), `pipeline` (PipelineBuilder, `diff_pipelines`), `errors`. The user guide is docs/builder.md.
 """
 
 from passflow.builder.bundles import Bundle, cleanup
 from passflow.builder.catalog import KIND_TABLE, UNKNOWN, tag_kinds
+from passflow.builder.compare import PassChange, PipelineDiff
 from passflow.builder.constraints import (
     AfterLast,
     BeforeFirst,
@@ -51,8 +53,9 @@ from passflow.builder.errors import (
     UnknownKindWarning,
 )
 from passflow.builder.kinds import STANDARD_KINDS, Anchor, InBundle, PassKind
-from passflow.builder.pipeline import BuildReport, PipelineBuilder
+from passflow.builder.pipeline import BuildReport, PipelineBuilder, diff_pipelines
 from passflow.builder.search import Occurrence
+from passflow.builder.source import python_source
 
 __all__ = [
     "EXTENSION_GROUP",
@@ -76,13 +79,17 @@ __all__ = [
     "Occurrence",
     "OrderingError",
     "OrderingWarning",
+    "PassChange",
     "PassKind",
     "PipelineBuilder",
+    "PipelineDiff",
     "PrecededByCleanup",
     "Requires",
     "UnknownKindWarning",
     "Violation",
     "cleanup",
+    "diff_pipelines",
     "discover_extensions",
+    "python_source",
     "tag_kinds",
 ]

@@ -24,6 +24,7 @@ from xdsl.passes import ModulePass
 
 from passflow.builder.bundles import Bundle, cleanup
 from passflow.builder.checks import Check, Evaluation, Rule, evaluate, unknown_kinds
+from passflow.builder.compare import PipelineDiff, diff_pass_managers
 from passflow.builder.constraints import (
     CONSTRAINT_TYPES,
     Constraint,
@@ -71,6 +72,7 @@ from passflow.builder.search import (
     select,
     unwrap,
 )
+from passflow.builder.source import python_source
 from passflow.builder.tree import Tree
 from passflow.diagnostics import Severity
 from passflow.ir import Context
@@ -79,7 +81,7 @@ from passflow.pass_base import Pass
 from passflow.pass_manager import PassManager
 from passflow.pipeline_text import parse_pass_pipeline, parse_pipeline_elements
 
-__all__ = ["BuildReport", "PipelineBuilder"]
+__all__ = ["BuildReport", "PipelineBuilder", "diff_pipelines"]
 
 Item: TypeAlias = "Pass | Bundle | str"
 """What can be added or inserted: a pass, a bundle, or pipeline text such as
@@ -860,6 +862,17 @@ class PipelineBuilder:
         evaluation.plan.emit(pm)
         return pm
 
+    def to_text(self) -> str:
+        """The built pipeline as MLIR's textual pipeline, anchored:
+        `PipelineBuilder.from_text` (or `--pass-pipeline`) reads it back."""
+        return str(self.build())
+
+    def to_python(self, variable: str = "builder") -> str:
+        """The built pipeline as Python source: the `PipelineBuilder` calls that
+        build it again (`add` per pass, `nest` per nested pipeline), for a
+        framework to check in or edit. Running it defines `variable`."""
+        return python_source(self.build(), variable=variable)
+
     def explain(self) -> str:
         """The pipeline `build()` would return, one pass at a time, with provenance.
 
@@ -1100,3 +1113,25 @@ def _call(
     if occurrence != default:
         suffix = f", occurrence={occurrence!r}".replace("'", '"')
     return f"{name}({anchor_code(anchor)}{suffix})"
+
+
+Version: TypeAlias = "PipelineBuilder | OpPassManager | str"
+"""A version of a pipeline: a builder (built), a pass manager, or anchored text."""
+
+
+def diff_pipelines(old: Version, new: Version) -> PipelineDiff:
+    """Which passes moved, came, went or changed options from `old` to `new`.
+
+    Each side is a `PipelineBuilder` (its `build()`), a pass manager, or
+    anchored pipeline text (`"builtin.module(func.func(cse))"`). `str()` of the
+    result has one line per change; it is false when nothing changed.
+    """
+    return diff_pass_managers(_version(old), _version(new))
+
+
+def _version(given: Version) -> OpPassManager:
+    if isinstance(given, PipelineBuilder):
+        return given.build()
+    if isinstance(given, str):
+        return parse_pass_pipeline(given)
+    return given
