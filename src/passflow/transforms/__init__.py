@@ -5,7 +5,9 @@ as mlir-opt calls `registerAllPasses()`; importing this package registers
 nothing): `canonicalize`, `composite-fixed-point-pass`, `control-flow-sink`,
 `cse`, `inline`, `loop-invariant-code-motion`, `mem2reg`, `print-ir`,
 `print-op-stats`, `remove-dead-values`, `sccp`, `sroa`, `strip-debuginfo`,
-`symbol-dce`, `symbol-privatize`, `topological-sort` and `view-op-graph`. A pass's module,
+`symbol-dce`, `symbol-privatize`, `topological-sort`, `transform-interpreter`
+(xDSL's interpreter, its `transform.apply_registered_pass` run through passflow)
+and `view-op-graph`. A pass's module,
 with the xDSL dialects and patterns it needs, is imported only when a pipeline
 names the pass or its class is taken from this package, so a run pays in start-up
 time and memory for the passes it uses alone.
@@ -37,6 +39,7 @@ if TYPE_CHECKING:
     from passflow.transforms.symbol_dce import SymbolDCE
     from passflow.transforms.symbol_privatize import SymbolPrivatize
     from passflow.transforms.topological_sort import TopologicalSort
+    from passflow.transforms.transform_interpreter import TransformInterpreter
     from passflow.transforms.view_op_graph import ViewOpGraph
 
 __all__ = [
@@ -56,6 +59,7 @@ __all__ = [
     "SymbolDCE",
     "SymbolPrivatize",
     "TopologicalSort",
+    "TransformInterpreter",
     "ViewOpGraph",
 ]
 
@@ -85,6 +89,10 @@ _PASSES: dict[str, tuple[str, str]] = {
     "symbol-dce": ("passflow.transforms.symbol_dce", "SymbolDCE"),
     "symbol-privatize": ("passflow.transforms.symbol_privatize", "SymbolPrivatize"),
     "topological-sort": ("passflow.transforms.topological_sort", "TopologicalSort"),
+    "transform-interpreter": (
+        "passflow.transforms.transform_interpreter",
+        "TransformInterpreter",
+    ),
     "view-op-graph": ("passflow.transforms.view_op_graph", "ViewOpGraph"),
 }
 """Each pass's argument, module and class."""
