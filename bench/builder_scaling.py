@@ -21,7 +21,9 @@ on a *distinct* name, the argument of a pass an earlier insertion placed (picked
 at random, fixed seed), inside a `func.func` nest, each pass of its own class.
 It times 1,000, 5,000 and 10,000 such insertions and prints the ratios (targets:
 5,000 : 1,000 at most 6, and 10,000 in at most 1 s), beside the bare loop of the
-same size measured in the same run. Run:
+same size measured in the same run, and a gauge of the machine's speed at that
+moment (10**7 additions in a Python loop), to compare runs made under different
+loads. Run:
 
     .venv/bin/python bench/builder_scaling.py [--sizes 100,1000,5000] [--repeat N]
 """
@@ -201,6 +203,17 @@ def time_distinct(count: int) -> float:
         gc.enable()
 
 
+def time_python_loop() -> float:
+    """Seconds for 10**7 additions in a Python loop: a gauge of how fast this
+    machine runs Python right now, to compare runs made under different loads."""
+    start = time.perf_counter()
+    total = 0
+    for i in range(10**7):
+        total += i
+    assert total > 0
+    return time.perf_counter() - start
+
+
 def time_bare(size: int) -> float:
     """The same number of passes added to a plain OpPassManager."""
     made: list[Pass] = [Lower() for _ in range(size)]
@@ -255,13 +268,16 @@ def main() -> None:
         f"{'bare us':>8} {'vs 1,000':>9}"
     )
     sizes = (1000, 5000, 10000)
+    gauge = time_python_loop()
     best = [min(time_distinct(n) for _ in range(args.repeat)) for n in sizes]
+    gauge = min(gauge, time_python_loop())
     for size, seconds in zip(sizes, best, strict=True):
         bare = min(time_bare(size) for _ in range(args.repeat))
         print(
             f"{'names':>8} {size:>6} {seconds:>9.3f} {seconds / size * 1e6:>9.1f} "
             f"{bare / size * 1e6:>8.2f} {seconds / best[0]:>9.2f}"
         )
+    print(f"(gauge: 10**7 additions in a Python loop took {gauge:.2f} s)")
 
 
 if __name__ == "__main__":
