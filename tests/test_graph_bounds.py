@@ -4,6 +4,7 @@ what reaching its cap does, as MLIR's composite fixed-point pass does."""
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable
 
@@ -217,3 +218,9 @@ def test_an_unknown_policy_is_refused_at_registration() -> None:
     graph = PipelineGraph("g")
     with pytest.raises(PipelineGraphError, match="on_cap of pipeline 'a' in graph"):
         graph.register_pipeline("a", on_cap="loud")  # pyright: ignore[reportArgumentType]
+
+
+def test_the_json_export_shows_a_policy_other_than_error() -> None:
+    schedule = overlapping("silent").create_schedule()
+    pipelines = json.loads(schedule.to_json())["pipelines"]
+    assert [p.get("on_cap") for p in pipelines] == [None, None, "silent"]

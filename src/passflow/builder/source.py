@@ -58,7 +58,9 @@ class _Writer:
                             "ops at any depth, which a PipelineBuilder cannot hold"
                         )
                     nested = self.fresh("nested")
-                    self.body.append(f"{nested} = {variable}.nest({_literal(manager.anchor)})")
+                    self.body.append(
+                        f"{nested} = {variable}.nest({_literal(manager.anchor)})"
+                    )
                     self.passes(manager, nested)
             elif _registered_as_text(pass_, pm.anchor):
                 self.body.append(f"{variable}.add({_literal(str(pass_))})")

@@ -77,11 +77,14 @@ def _json_level(schedule: ScheduledGraph) -> dict[str, object]:
 
 
 def _json_unit(pipeline: ScheduledPipeline) -> dict[str, object]:
+    """The unit's entry; `on_cap` only when it is not the default `error`, so a
+    graph that sets none exports as before."""
+    policy = {} if pipeline.on_cap == "error" else {"on_cap": pipeline.on_cap}
     body = pipeline.body
     if isinstance(body, OpPassManager):
-        return {"kind": "pipeline", "passes": str(body)}
+        return {"kind": "pipeline", "passes": str(body), **policy}
     if body.kind == "subgraph":
-        return {"kind": "subgraph", **_json_level(body)}
+        return {"kind": "subgraph", **policy, **_json_level(body)}
     select = getattr(body.select, "__name__", None) if body.select else None
     return {
         "kind": "choice",
