@@ -30,31 +30,22 @@ from xdsl.dialects.builtin import IntegerAttr, i64
 from passflow import OperationPass, ir, registry
 from passflow.builder import PipelineBuilder, diff_pipelines
 
+KERNEL = """\
+func.func @NAME(%n: index, %x: i32, %y: i32) -> i32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %x) -> (i32) {
+    %scale = arith.muli %x, %y : i32
+    %next = arith.addi %acc, %scale : i32
+    scf.yield %next : i32
+  }
+  func.return %r : i32
+}
+"""
+"""Both kernels: `%scale` is loop-invariant, so LICM hoists it."""
+
 KERNELS = {
-    "add_kernel": """\
-func.func @add_kernel(%n: index, %x: i32, %y: i32) -> i32 {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %x) -> (i32) {
-    %scale = arith.muli %x, %y : i32
-    %next = arith.addi %acc, %scale : i32
-    scf.yield %next : i32
-  }
-  func.return %r : i32
-}
-""",
-    "debug_kernel": """\
-func.func @debug_kernel(%n: index, %x: i32, %y: i32) -> i32 {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %x) -> (i32) {
-    %scale = arith.muli %x, %y : i32
-    %next = arith.addi %acc, %scale : i32
-    scf.yield %next : i32
-  }
-  func.return %r : i32
-}
-""",
+    name: KERNEL.replace("NAME", name) for name in ("add_kernel", "debug_kernel")
 }
 
 
