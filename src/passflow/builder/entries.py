@@ -53,6 +53,8 @@ class PassEntry:
     pass_: Pass
     origin: Origin
     tags: tuple[str, ...] = ()
+    _base: tuple[int, frozenset[str]] = field(init=False, repr=False)
+    """Its kinds but the builder's tags, with the `kinds_generation` they are of."""
     _kinds: tuple[tuple[int, int], frozenset[str]] = field(init=False, repr=False)
     key: float = field(init=False, default=0.0)
     """Its place in run order: larger runs later (kept by `tree.Tree`)."""
@@ -63,6 +65,7 @@ class PassEntry:
 
     def __post_init__(self) -> None:
         kinds = kinds_of(self.pass_) | frozenset(self.tags)  # checks the class now
+        self._base = (kinds_generation(), kinds)
         self._kinds = ((kinds_generation(), -1), kinds)
 
     @property
@@ -70,10 +73,13 @@ class PassEntry:
         """Its class's kinds, the kind table's, `tag_kinds` tags (everywhere and
         in its builder) and `tags`."""
         scope = self.scope
-        generation = (kinds_generation(), -1 if scope is None else scope.generation)
+        everywhere = kinds_generation()
+        generation = (everywhere, -1 if scope is None else scope.generation)
         cached, kinds = self._kinds
         if cached != generation:
-            kinds = kinds_of(self.pass_) | frozenset(self.tags)
+            if self._base[0] != everywhere:
+                self._base = (everywhere, kinds_of(self.pass_) | frozenset(self.tags))
+            kinds = self._base[1]
             if scope is not None:
                 kinds |= scope.kinds(self.pass_)
             self._kinds = (generation, kinds)

@@ -30,8 +30,8 @@ from passflow.builder.constraints import (
     Requires,
     ordering_of,
 )
-from passflow.builder.entries import PassEntry, entry_matches
-from passflow.builder.kinds import Anchor, PassKind
+from passflow.builder.entries import BundleEntry, PassEntry, entry_matches
+from passflow.builder.kinds import Anchor, PassKind, matches
 from passflow.builder.tree import Tree
 
 __all__ = ["quick_check"]
@@ -43,9 +43,12 @@ def quick_check(tree: Tree, rules: Sequence[Rule]) -> bool:
     if not added:
         return True
     new = {id(entry) for entry in added}
+    preceded = _any_preceded_by_cleanup(tree, rules)
     for entry in added:
         if not all(_holds(tree, entry, c) for c in _constraints(entry, rules)):
             return False
+        if not preceded:
+            continue
         after = tree.pass_after(entry)
         if (
             after is not None
@@ -74,9 +77,29 @@ def quick_check(tree: Tree, rules: Sequence[Rule]) -> bool:
 
 def _constraints(entry: PassEntry, rules: Sequence[Rule]) -> Iterator[Constraint]:
     yield from ordering_of(entry.pass_)
+    if not rules:
+        return
+    home = entry.home
+    bundle = home.name if isinstance(home, BundleEntry) else None
+    kinds = entry.kinds  # once, not once per rule
     for rule in rules:
-        if entry_matches(rule.subject, entry):
+        if matches(rule.subject, entry.pass_, kinds, bundle):
             yield rule.constraint
+
+
+def _any_preceded_by_cleanup(tree: Tree, rules: Sequence[Rule]) -> bool:
+    """Whether any rule or placed pass class declares PrecededByCleanup: if none
+    does, no pass placed can break one, and the pass after it is not looked at."""
+    if any(isinstance(rule.constraint, PrecededByCleanup) for rule in rules):
+        return True
+    for cls in tree.ordering_classes:
+        declared = cast(object, getattr(cls, "ordering", ()))
+        if isinstance(declared, tuple | list) and any(
+            isinstance(c, PrecededByCleanup)
+            for c in cast("tuple[object, ...]", declared)
+        ):
+            return True
+    return False
 
 
 def _interval_constraints(
