@@ -18,6 +18,7 @@ from passflow.graph import PipelineGraph, register_graph
 from passflow.options import ListOption, Option
 from passflow.pass_manager import PassManager
 from passflow.pipeline_text import parse_pass_pipeline
+from passflow.trust import UnsafePassError, untrusted
 
 
 class Configured(OperationPass):
@@ -159,3 +160,30 @@ def test_a_missing_entry_point_is_an_error() -> None:
         run_pipeline(
             script('"cse"'), "builtin.module(transform-interpreter{entry-point=main})"
         )
+
+
+def test_a_script_may_not_apply_a_pass_that_starts_a_program() -> None:
+    # The script is part of the input: `mlir-opt` (xDSL's pass that runs the
+    # mlir-opt program) is refused unless the pipeline allows unsafe passes.
+    with pytest.raises(PassPipelineError) as info:
+        run_pipeline(script('"mlir-opt"'), "builtin.module(transform-interpreter)")
+    (error,) = info.value.errors
+    assert error.message.startswith(
+        "transform.apply_registered_pass 'mlir-opt': refusing to run pass 'mlir-opt' "
+        "from a transform script: it starts the program"
+    )
+    assert error.notes[0].message == (
+        "fix: if you trust this script, run "
+        "transform-interpreter{allow-unsafe-passes=true}"
+    )
+
+
+def test_allowing_unsafe_passes_is_itself_unsafe_in_an_untrusted_pipeline() -> None:
+    with untrusted("a reproducer"), pytest.raises(UnsafePassError):
+        parse_pass_pipeline(
+            "builtin.module(transform-interpreter{allow-unsafe-passes=true})"
+        )
+    trusted = parse_pass_pipeline(
+        "builtin.module(transform-interpreter{allow-unsafe-passes=true})"
+    )
+    assert "allow-unsafe-passes=true" in str(trusted)

@@ -3,6 +3,7 @@ passflow's `transform.apply_registered_pass` (see `transform_interpreter`)."""
 
 from __future__ import annotations
 
+import contextlib
 from typing import cast
 
 from xdsl.dialects import builtin, transform
@@ -10,7 +11,7 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, im
 from xdsl.interpreter import register_impls as xdsl_register_impls
 from xdsl.interpreters.printf import PrintfFunctions
 from xdsl.interpreters.transform import OperationHandle, TransformFunctions
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, Operation
 from xdsl.transforms import get_all_passes
 from xdsl.utils.exceptions import InterpretationError, PassFailedException
 from xdsl.utils.hints import isa
@@ -19,13 +20,21 @@ from passflow import ir
 from passflow.diagnostics import Diagnostic, PassflowError, Severity
 from passflow.pass_base import Pass
 from passflow.pipeline_text import parse_pass_pipeline
+from passflow.trust import UnsafePassError, untrusted
 
 __all__ = ["interpret", "option_text"]
 
+_SOURCE = "a transform script"
 
-def interpret(owner: Pass, entry_point: str) -> None:
+
+def interpret(owner: Pass, entry_point: str, *, trusted: bool) -> None:
     """Run the named sequence `entry_point` on `owner`'s module, failing `owner`
-    (with a located error) when the script or a pass it applies fails."""
+    (with a located error) when the script or a pass it applies fails.
+
+    The script is part of the input, so unless `trusted` the passes it names
+    are built and run as a pipeline from an untrusted source (`passflow.trust`):
+    one that would start a program or read a file is refused.
+    """
     module = owner.get_operation()
     assert isinstance(module, builtin.ModuleOp)
     try:
@@ -35,7 +44,7 @@ def interpret(owner: Pass, entry_point: str) -> None:
             TransformFunctions(owner.get_context(), get_all_passes())
         )
         interpreter.register_implementations(
-            _ApplyThroughPassflow(owner), override=True
+            _ApplyThroughPassflow(owner, trusted), override=True
         )
         interpreter.register_implementations(PrintfFunctions())
         interpreter.call_op(schedule, (OperationHandle(module),))
@@ -54,8 +63,9 @@ class _Failed(Exception):
 class _ApplyThroughPassflow(InterpreterFunctions):
     """`transform.apply_registered_pass`, run by the interpreting pass."""
 
-    def __init__(self, owner: Pass) -> None:
+    def __init__(self, owner: Pass, trusted: bool) -> None:
         self.owner = owner
+        self.trusted = trusted
 
     @impl(transform.ApplyRegisteredPassOp)
     def run_apply_registered_pass_op(
@@ -74,23 +84,33 @@ class _ApplyThroughPassflow(InterpreterFunctions):
             raise _Failed from err
         element = op.pass_name.data + (f"{{{options}}}" if options else "")
         for target in targets.ops:
-            try:
-                pipeline = parse_pass_pipeline(f"{target.name}({element})")
-            except PassflowError as err:
-                error = Diagnostic(
-                    Severity.ERROR,
-                    f"transform.apply_registered_pass '{element}': {err}",
-                    ir.location(op),
-                )
-                error.attach_note(
-                    "fix: name a pass or pipeline passflow-opt --list-passes shows, "
-                    "with options it declares"
-                )
-                owner.emit_diagnostic(error)
-                raise _Failed from err
-            if not owner.run_pipeline(pipeline, target):
-                raise _Failed
+            with contextlib.nullcontext() if self.trusted else untrusted(_SOURCE):
+                self.apply(op, element, target)
         return (targets,)
+
+    def apply(
+        self, op: transform.ApplyRegisteredPassOp, element: str, target: Operation
+    ) -> None:
+        owner = self.owner
+        try:
+            pipeline = parse_pass_pipeline(f"{target.name}({element})")
+        except PassflowError as err:
+            error = Diagnostic(
+                Severity.ERROR,
+                f"transform.apply_registered_pass '{element}': {err}",
+                ir.location(op),
+            )
+            error.attach_note(
+                "fix: if you trust this script, run "
+                "transform-interpreter{allow-unsafe-passes=true}"
+                if isinstance(err, UnsafePassError)
+                else "fix: name a pass or pipeline passflow-opt --list-passes shows, "
+                "with options it declares"
+            )
+            owner.emit_diagnostic(error)
+            raise _Failed from err
+        if not owner.run_pipeline(pipeline, target):
+            raise _Failed
 
 
 def _entry(module: builtin.ModuleOp, name: str) -> transform.NamedSequenceOp:

@@ -42,10 +42,23 @@ of this pass, with the op's options.
         argument="entry-point",
         help="Entry point of the pass pipeline",
     )
+    allow_unsafe = Option(
+        False,
+        argument="allow-unsafe-passes",
+        help="Let the script apply passes that start programs or read files",
+    )
+
+    def unsafe_effect(self) -> str | None:
+        """The script is part of the input: it may apply a pass that starts a
+        program or reads a file only with `allow-unsafe-passes`, which a
+        pipeline from an untrusted source may not set."""
+        if self.allow_unsafe:
+            return "lets the transform script apply passes that start programs or read files"
+        return None
 
     def run_on_operation(self) -> None:
         # Only when it runs: xDSL's interpreter brings its tiling, backend and
         # pass modules, which listing or parsing pipelines must not pay for.
         from passflow.transforms._interpreting import interpret
 
-        interpret(self, self.entry_point)
+        interpret(self, self.entry_point, trusted=self.allow_unsafe)
