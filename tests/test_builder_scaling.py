@@ -10,6 +10,7 @@ import pytest
 from passflow import OperationPass
 from passflow.builder import (
     AfterLast,
+    Anchor,
     BeforeFirst,
     BuilderError,
     InBundle,
@@ -22,6 +23,7 @@ from passflow.builder import (
 )
 from passflow.builder.entries import entry_matches, pass_entries
 from passflow.diagnostics import Severity
+from passflow.pass_base import Pass
 
 
 class _Stub(OperationPass):
@@ -165,9 +167,10 @@ def test_order_keys_and_indexes_stay_right_when_one_spot_fills_up() -> None:
 
 def test_indexes_stay_right_when_every_insertion_anchors_on_a_new_name() -> None:
     # Vendors stacking extensions: each pass is its own class and anchors on a
-    # pass an earlier one inserted, inside a nest. Every index (argument, kind,
-    # bundle, class) must hold exactly the passes a fresh walk finds, in order,
-    # and each pass must sit right next to its anchor.
+    # pass an earlier one inserted (by its argument, or every third time by its
+    # class), inside a nest. Every index (argument, kind, bundle, class) must
+    # hold exactly the passes a fresh walk finds, in order, and each pass must
+    # sit right next to its anchor.
     chooser = random.Random(45)
     builder = PipelineBuilder()
     builder.add(Bufferize())
@@ -175,12 +178,13 @@ def test_indexes_stay_right_when_every_insertion_anchors_on_a_new_name() -> None
     functions.add(Late())
     functions.add(cleanup())
     builder.add(Lower())
-    placed = ["scale-late"]
+    placed: list[tuple[str, type[Pass]]] = [("scale-late", Late)]
     for i in range(300):
         if i == 150:  # a class anchor searched midway is kept up to date after
             assert _Stub in builder
         cls = type(f"Vendor{i}", (_Stub,), {"argument": f"vendor-{i}"})
-        anchor = chooser.choice(placed)
+        name, anchor_class = chooser.choice(placed)
+        anchor: str | type[Pass] = anchor_class if i % 3 == 0 else name
         if i % 2:
             builder.insert_after(cls(), anchor)
             neighbour = -1
@@ -190,21 +194,25 @@ def test_indexes_stay_right_when_every_insertion_anchors_on_a_new_name() -> None
         tree = builder._shared.tree  # pyright: ignore[reportPrivateUsage]
         passes = list(pass_entries(tree.root.entries))
         position = [p.pass_.argument for p in passes].index(f"vendor-{i}")
-        assert passes[position + neighbour].pass_.argument == anchor
-        placed.append(f"vendor-{i}")
+        assert passes[position + neighbour].pass_.argument == name
+        placed.append((f"vendor-{i}", cls))
     tree = builder._shared.tree  # pyright: ignore[reportPrivateUsage]
     passes = list(pass_entries(tree.root.entries))
     assert [p.key for p in passes] == sorted({p.key for p in passes})
-    for anchor in (
-        *placed,
-        PassKind.CLEANUP,
-        PassKind.LATE_OPTIMIZATION,
-        InBundle("cleanup"),
-        _Stub,
-        Late,
-        "never-placed",
-    ):
-        ordered = tree.ordered(anchor)
-        assert ordered.entries == [p for p in passes if entry_matches(anchor, p)]
+    anchors: list[Anchor] = [name for name, _ in placed]
+    anchors.extend(cls for _, cls in placed)
+    anchors.extend(
+        [
+            PassKind.CLEANUP,
+            PassKind.LATE_OPTIMIZATION,
+            InBundle("cleanup"),
+            _Stub,
+            OperationPass,
+            "never-placed",
+        ]
+    )
+    for wanted in anchors:
+        ordered = tree.ordered(wanted)
+        assert ordered.entries == [p for p in passes if entry_matches(wanted, p)]
         assert ordered.keys == [p.key for p in ordered.entries]
     assert str(builder.build()).startswith("builtin.module(scale-bufferize,func.func(")

@@ -27,7 +27,7 @@ all-or-nothing without copying the pipeline, or even the list it inserts into.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from passflow.builder.catalog import KindTags, kinds_generation
@@ -38,10 +38,10 @@ from passflow.builder.entries import (
     NestedEntry,
     PassEntry,
     PointEntry,
-    entry_matches,
     pass_entries,
 )
 from passflow.builder.kinds import Anchor, InBundle, PassKind, anchor_key
+from passflow.xdsl_passes import XDSLPass
 
 __all__ = ["Tree"]
 
@@ -107,6 +107,9 @@ class Tree:
         """Every argument's, kind's and bundle's passes (by `anchor_key`)."""
         self._class_indexes: dict[object, _Ordered] = {}
         """The passes of each class searched so far (subclasses included)."""
+        self._exact: dict[type, _Ordered] = {}
+        """The passes of each class exactly (an xDSL pass's adapter is under its
+        xDSL class too): what a class anchor's list is first made from."""
         self._indexed: dict[int, tuple[_Ordered, ...]] = {}
         """The lists each pass is in, by the pass entry's id."""
         self.scope = KindTags()
@@ -249,6 +252,7 @@ class Tree:
         """Give every pass a fresh key in run order, and rebuild the indexes."""
         _home_all(self.root)
         self._indexes.clear()
+        self._exact.clear()
         self._indexed.clear()
         anchors = [ordered.anchor for ordered in self._class_indexes.values()]
         self._class_indexes.clear()
@@ -281,11 +285,16 @@ class Tree:
         ordered = self._class_indexes.get(key)
         if ordered is None:
             ordered = self._class_indexes[key] = _Ordered(anchor)
-            for entry in pass_entries(self.root.entries):
-                if entry_matches(anchor, entry):
-                    ordered.keys.append(entry.key)
-                    ordered.entries.append(entry)
-                    self._indexed[id(entry)] += (ordered,)
+            found = {
+                id(entry): entry
+                for cls in _subclasses(anchor)
+                if cls in self._exact
+                for entry in self._exact[cls].entries
+            }
+            for entry in sorted(found.values(), key=_pass_key):
+                ordered.keys.append(entry.key)
+                ordered.entries.append(entry)
+                self._indexed[id(entry)] += (ordered,)
         return ordered
 
     def pass_before(self, entry: PassEntry | PointEntry) -> PassEntry | None:
@@ -365,9 +374,20 @@ class Tree:
         """
         first = _first_pass(entry)
         if first is not None:
-            index = bisect_left(level.entries, first.key, key=_entry_key)
-            if index < len(level.entries) and level.entries[index] is entry:
-                return index
+            # bisect_left by hand: a pass's key is read inline, so the probes
+            # cost no call each (they are most of what placing a pass costs).
+            entries, target = level.entries, first.key
+            low, high = 0, len(entries)
+            while low < high:
+                middle = (low + high) // 2
+                probe = entries[middle]
+                key = probe.key if type(probe) is PassEntry else _entry_key(probe)
+                if key < target:
+                    low = middle + 1
+                else:
+                    high = middle
+            if low < len(entries) and entries[low] is entry:
+                return low
         return level.position(entry)
 
     def _saw_class(self, cls: type) -> None:
@@ -392,11 +412,14 @@ class Tree:
         home = entry.home
         if isinstance(home, BundleEntry):
             lists.append(self._list(InBundle(home.name)))
-        lists.extend(
-            ordered
-            for ordered in self._class_indexes.values()
-            if entry_matches(ordered.anchor, entry)
-        )
+        for cls in _classes_of(entry):
+            exact = self._exact.get(cls)
+            if exact is None:
+                exact = self._exact[cls] = _Ordered(cls)
+            lists.append(exact)
+            lists.extend(
+                self._class_indexes[c] for c in cls.__mro__ if c in self._class_indexes
+            )
         for ordered in lists:
             ordered.add(entry)
         self._indexed[id(entry)] = tuple(lists)
@@ -407,6 +430,31 @@ class Tree:
         if ordered is None:
             ordered = self._indexes[key] = _Ordered(anchor)
         return ordered
+
+
+def _classes_of(entry: PassEntry) -> tuple[type, ...]:
+    """The classes a class anchor finds `entry` by: its pass's, and for an xDSL
+    pass's adapter the xDSL pass class too."""
+    pass_ = entry.pass_
+    if isinstance(pass_, XDSLPass):
+        return (type(pass_), pass_.xdsl_class)
+    return (type(pass_),)
+
+
+def _subclasses(cls: type) -> Iterator[type]:
+    """`cls` and every class derived from it, once each."""
+    seen: set[type] = set()
+    todo = [cls]
+    while todo:
+        current = todo.pop()
+        if current not in seen:
+            seen.add(current)
+            yield current
+            todo.extend(current.__subclasses__())
+
+
+def _pass_key(entry: PassEntry) -> float:
+    return entry.key
 
 
 def _entry_key(entry: Entry) -> float:
