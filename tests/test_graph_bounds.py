@@ -166,10 +166,36 @@ def overlapping(policy: str = "error") -> PipelineGraph:
 
 
 def test_overlapping_loops_within_their_caps_run_to_their_end() -> None:
-    # The review's case: b -> a and c -> b, cap 3. The run needs 33 pipeline
-    # runs with no edge past its cap; the derived bound is exactly that.
-    schedule = overlapping().create_schedule(max_jumps_per_edge=3)
+    # The review's case: b -> a and c -> b, cap 3. The longest run with no edge
+    # past its cap takes b -> a three times per visit to c's loop and c -> b
+    # three times: 33 pipeline runs, which the derived bound allows exactly
+    # (the bound before the fourth round stopped it after 24).
+    in_a_row = {"b": 0, "c": 0}
+
+    def decide(name: str, targets: tuple[str, ...]) -> str | None:
+        if name == "b":
+            in_a_row["b"] = (in_a_row["b"] + 1) % 4
+            return "a" if in_a_row["b"] else None
+        if name == "c":
+            in_a_row["c"] += 1
+            return "b" if in_a_row["c"] <= 3 else None
+        return None
+
+    graph = PipelineGraph("overlap")
+    graph.register_pipeline("a", populate=decided("a", ()))
+    graph.register_pipeline("b", ["a"], [], ["a"], decided("b", ("a",)))
+    graph.register_pipeline("c", ["b"], [], ["b"], decided("c", ("b",)))
+    schedule = graph.create_schedule(max_jumps_per_edge=3)
     assert schedule.pipeline_run_limit == 33
+    DECIDER[0] = decide
+    trace = schedule.run(ir.parse_module(MODULE))
+    assert len(trace.executed) == 33
+    assert trace.executed.count("c") == 4 and trace.executed.count("a") == 13
+    assert not trace.stops
+
+
+def test_a_runaway_overlapping_loop_stops_at_its_per_edge_cap() -> None:
+    schedule = overlapping().create_schedule(max_jumps_per_edge=3)
     with pytest.raises(JumpLimitError) as info:
         schedule.run(ir.parse_module(MODULE))
     message = info.value.errors[0].message
