@@ -43,9 +43,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from passflow import ir
-from passflow.diagnostics import Diagnostic, DiagnosticEngine
+from passflow.diagnostics import Diagnostic
 from passflow.instrumentation import PassInstrumentation, PipelineParentInfo
 from passflow.instruments.diagram import Box, Cluster, Diagram, Edge
+from passflow.instruments.observed_diagnostics import ObservedDiagnostics
 from passflow.ir import Operation
 from passflow.output_file import write_output
 from passflow.pass_base import Pass
@@ -110,12 +111,6 @@ class _Run:
     pipeline: str = ""
     graph: str | None = None
     loose: list[Diagnostic] = field(default_factory=lambda: list[Diagnostic]())
-
-
-def _op_label(op: Operation) -> str:
-    name = ir.operation_name(op).name
-    symbol = ir.symbol_name(op)
-    return f"{name} @{symbol}" if symbol is not None else name
 
 
 def _within(text: str | None, limit: int) -> str | None:
@@ -271,7 +266,7 @@ class RunReport(PassInstrumentation):
             node.failures += 1
         if frame.fingerprint is None:
             return
-        label = _op_label(op)
+        label = ir.op_label(op)
         node.op_times[label] = node.op_times.get(label, 0.0) + wall
         known = self._texts.get(op)
         before = (
@@ -319,20 +314,6 @@ class RunReport(PassInstrumentation):
         """Write the report (atomically, `passflow.output_file.write_output`);
         raises `OutputFileError` when the file cannot be written."""
         write_output(self.path, render_html(self))
-
-
-class ObservedDiagnostics(DiagnosticEngine):
-    """A pass manager's diagnostic engine that also shows each diagnostic to a
-    report; it shares the handler list, so delivery is unchanged."""
-
-    def __init__(self, inner: DiagnosticEngine, report: RunReport) -> None:
-        super().__init__()
-        self.handlers = inner.handlers
-        self.report = report
-
-    def deliver(self, diagnostic: Diagnostic) -> None:
-        self.report.observe(diagnostic)
-        super().deliver(diagnostic)
 
 
 # --- rendering -------------------------------------------------------------------

@@ -26,7 +26,8 @@ The flags are mlir-opt's, spelled, defaulted and worded as passflow-opt has them
 - `--progress`;
 - passflow's `--report=FILE` (no mlir-opt counterpart): the HTML run report
   (docs/report.md), one file for every input chunk, with the pipeline graph
-  when the pipeline has one.
+  when the pipeline has one; and `--ir-history=FILE`, the IR history that
+  `passflow-history` queries, one run per input chunk.
 
 "Threading disabled" has one rule (`passflow.executors.threading_disabled`): no
 executor, a serial one, or one job. So `--mlir-print-ir-module-scope` and
@@ -69,6 +70,7 @@ from passflow.tools.command_line import (
 
 if TYPE_CHECKING:
     from passflow.execution import ChildExecutor
+    from passflow.instruments.ir_history import IRHistory
     from passflow.instruments.report import RunReport
     from passflow.pass_manager import PassManager
     from passflow.statistics_report import StatisticsDisplay
@@ -192,6 +194,12 @@ def add_pass_manager_flags(parser: FlagParser) -> None:
         help="write an HTML report of the run to FILE: pass tree with times, "
         "IR diffs, diagnostics (self-contained, opens offline)",
     )
+    parser.add_option(
+        "--ir-history",
+        metavar="FILE",
+        help="record every pass execution and each top-level symbol it changed "
+        "in the SQLite file FILE (query it with passflow-history)",
+    )
 
 
 def _pass_arguments(flag: str, values: Sequence[str]) -> tuple[str, ...]:
@@ -220,6 +228,13 @@ def _run_report(path: str) -> RunReport:
     return RunReport(path)
 
 
+def _ir_history(path: str) -> IRHistory:
+    """The `--ir-history` file's recorder."""
+    from passflow.instruments.ir_history import IRHistory  # only when asked for
+
+    return IRHistory(path)
+
+
 @dataclass(frozen=True)
 class PassManagerOptions:
     """What the pass-manager flags ask for; the defaults are the flags' defaults."""
@@ -241,6 +256,9 @@ class PassManagerOptions:
     report: RunReport | None = None
     """`--report=FILE`: one report shared by every pass manager `apply` sees,
     so that all input chunks land in one file."""
+    history: IRHistory | None = None
+    """`--ir-history=FILE`: one history shared by every pass manager `apply`
+    sees, a run per input chunk."""
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> PassManagerOptions:
@@ -277,6 +295,7 @@ class PassManagerOptions:
             scheduler=args.scheduler,
             progress=args.progress,
             report=_run_report(args.report) if args.report else None,
+            history=_ir_history(args.ir_history) if args.ir_history else None,
         )
 
     def make_executor(self) -> ChildExecutor | None:
@@ -329,3 +348,5 @@ class PassManagerOptions:
             pm.enable_report(self.report)
             graph = dump_pipeline_graphs(pm, "dot") if find_schedules(pm) else None
             self.report.set_graph(graph)
+        if self.history is not None:
+            pm.enable_ir_history(self.history)
