@@ -7,16 +7,18 @@ schema, in one place:
 
 - `runs`: one row per `PassManager.run` (a `--split-input-file` chunk each),
   with its textual pipeline;
+- `passes`: each pass at its place in the pipeline: its name, argument, kind
+  (`pass` or `adaptor`) and `path` from the run's root
+  (`inline/func.func/canonicalize` for a canonicalize the inliner runs on a
+  function);
 - `executions`: one row per pass execution on one op, adaptors and passes of
-  nested and dynamic pipelines included: the pass's name and argument, its
-  `path` from the run's root (`inline/func.func/canonicalize` for a
-  canonicalize the inliner runs on a function), the op it ran on, wall and CPU
-  time, whether it failed, and its `parent` (the execution that spawned its
-  pipeline);
-- `texts`: each distinct text of a top-level symbol once, by SHA-256 (of the
-  text; stored zlib-compressed);
-- `changes`: for each execution, each top-level symbol it changed, with the
-  hashes of its text before and after (NULL before: the pass made it; NULL
+  nested and dynamic pipelines included: its `passes` row, the op it ran on,
+  wall and CPU time, whether it failed, and its `parent` (the execution that
+  spawned its pipeline);
+- `texts`: each distinct text of a top-level symbol once (the recorder
+  dedupes them by SHA-256), zlib-compressed;
+- `changes`: for each execution, each top-level symbol it changed, with its
+  text before and after (`texts` ids; NULL before: the pass made it; NULL
   after: the pass erased it). A module pass is recorded per changed symbol;
 - `statistics`, `diagnostics`: what each execution counted and reported;
 - `origins`: every op of the run's final IR with a source position (its file
@@ -54,15 +56,16 @@ SCHEMA_VERSION = 1
 SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE runs(id INTEGER PRIMARY KEY, pipeline TEXT NOT NULL);
+CREATE TABLE passes(
+  id INTEGER PRIMARY KEY, pass TEXT NOT NULL, argument TEXT NOT NULL,
+  kind TEXT NOT NULL, path TEXT NOT NULL);
 CREATE TABLE executions(
   id INTEGER PRIMARY KEY, run INTEGER NOT NULL, parent INTEGER,
-  pass TEXT NOT NULL, argument TEXT NOT NULL, kind TEXT NOT NULL,
-  path TEXT NOT NULL, op TEXT NOT NULL, wall REAL NOT NULL, cpu REAL NOT NULL,
+  pass INTEGER NOT NULL, op TEXT NOT NULL, wall REAL NOT NULL, cpu REAL NOT NULL,
   failed INTEGER NOT NULL, origin TEXT NOT NULL);
-CREATE TABLE texts(hash TEXT PRIMARY KEY, text BLOB NOT NULL);
+CREATE TABLE texts(id INTEGER PRIMARY KEY, text BLOB NOT NULL);
 CREATE TABLE changes(
-  execution INTEGER NOT NULL, symbol TEXT NOT NULL, before TEXT, after TEXT);
-CREATE INDEX changes_symbol ON changes(symbol);
+  execution INTEGER NOT NULL, symbol TEXT NOT NULL, before INTEGER, after INTEGER);
 CREATE TABLE statistics(execution INTEGER NOT NULL, name TEXT NOT NULL,
   value INTEGER NOT NULL);
 CREATE TABLE diagnostics(run INTEGER NOT NULL, execution INTEGER,
@@ -70,7 +73,6 @@ CREATE TABLE diagnostics(run INTEGER NOT NULL, execution INTEGER,
 CREATE TABLE files(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
 CREATE TABLE origins(run INTEGER NOT NULL, symbol TEXT NOT NULL, op TEXT NOT NULL,
   file INTEGER NOT NULL, line INTEGER NOT NULL, col INTEGER NOT NULL);
-CREATE INDEX origins_line ON origins(line);
 """
 
 
@@ -155,9 +157,10 @@ def unified_diff(before: str, after: str, before_name: str, after_name: str) -> 
 
 
 _EXECUTION_COLUMNS = (
-    "e.id, e.run, e.parent, e.pass, e.argument, e.kind, e.path, e.op, e.wall, "
+    "e.id, e.run, e.parent, p.pass, p.argument, p.kind, p.path, e.op, e.wall, "
     "e.cpu, e.failed, e.origin"
 )
+_EXECUTIONS = "executions e JOIN passes p ON p.id = e.pass"
 
 _ORIGIN_COLUMNS = (
     "o.run, o.symbol, o.op, f.name, o.line, o.col "
@@ -212,7 +215,7 @@ class HistoryFile:
                 f"'{path}' is an IR history of schema {version}; this passflow "
                 f"reads schema {SCHEMA_VERSION}"
             )
-        self._texts: dict[str, str] = {}
+        self._texts: dict[object, str] = {}
 
     def close(self) -> None:
         self._db.close()
@@ -226,21 +229,20 @@ class HistoryFile:
     def _text(self, key: object) -> str | None:
         if key is None:
             return None
-        digest = str(key)
-        text = self._texts.get(digest)
+        text = self._texts.get(key)
         if text is None:
-            rows = self._query("SELECT text FROM texts WHERE hash = ?", digest)
+            rows = self._query("SELECT text FROM texts WHERE id = ?", key)
             if not rows:
                 raise HistoryFileError(
-                    f"'{self.path}' is damaged: text {digest[:12]} is missing"
+                    f"'{self.path}' is damaged: text {key} is missing"
                 )
             try:
                 text = zlib.decompress(bytes(rows[0][0])).decode()
             except (zlib.error, TypeError, UnicodeDecodeError):
                 raise HistoryFileError(
-                    f"'{self.path}' is damaged: text {digest[:12]} does not read"
+                    f"'{self.path}' is damaged: text {key} does not read"
                 ) from None
-            self._texts[digest] = text
+            self._texts[key] = text
         return text
 
     def runs(self) -> list[tuple[int, str]]:
@@ -257,7 +259,7 @@ class HistoryFile:
         return [
             _execution(row)
             for row in self._query(
-                f"SELECT {_EXECUTION_COLUMNS} FROM executions e ORDER BY e.id"
+                f"SELECT {_EXECUTION_COLUMNS} FROM {_EXECUTIONS} ORDER BY e.id"
             )
         ]
 
@@ -276,7 +278,8 @@ class HistoryFile:
         passes whose argument or name is `pass_name` only, or both."""
         sql = (
             f"SELECT {_EXECUTION_COLUMNS}, c.symbol, c.before, c.after "
-            "FROM changes c JOIN executions e ON e.id = c.execution"
+            "FROM changes c JOIN executions e ON e.id = c.execution "
+            "JOIN passes p ON p.id = e.pass"
         )
         where: list[str] = []
         args: list[object] = []
@@ -284,7 +287,7 @@ class HistoryFile:
             where.append("c.symbol = ?")
             args.append(symbol)
         if pass_name is not None:
-            where.append("(e.argument = ? OR e.pass = ?)")
+            where.append("(p.argument = ? OR p.pass = ?)")
             args.extend((pass_name, pass_name))
         if where:
             sql += " WHERE " + " AND ".join(where)

@@ -2,17 +2,11 @@
 pass execution of a run and what it did to each top-level symbol, in one
 SQLite file that `passflow-history` (and `history_store.HistoryFile`) queries.
 
-The unit of change is a *top-level symbol*: a direct child of the run's root
-op (`func.func @f500`, a `memref.global`, a nested module; an op without a
-symbol name is `name#k`, its k-th such op). A pass on a function records that
-function; a module pass (the inliner, symbol-dce) records each function it
-changed, made or erased, never the whole module; a pass on an op inside a
-function records the function. Before a pass, each unit it can touch is
-fingerprinted (`ir.fingerprint`, no printing); its text is printed only when
-the fingerprint differs from the last text recorded for it, so an unchanged
-function is printed once per run, and a change costs one print. Texts are
-stored once per distinct content (SHA-256), so a function that a dozen passes
-leave alone costs nothing more.
+The unit of change is a *top-level symbol* (`symbol_changes`): a pass on a
+function records that function; a module pass (the inliner, symbol-dce)
+records each function it changed, made or erased, never the whole module.
+Each unit is printed when first seen and once per change; texts are stored
+once per distinct content (SHA-256, zlib-compressed).
 
 Executions are recorded with their place in the run: `parent` is the
 execution that spawned the pipeline they ran in (the adaptor of a nested
@@ -41,21 +35,17 @@ from passflow import ir
 from passflow.diagnostics import Diagnostic
 from passflow.instrumentation import PassInstrumentation, PipelineParentInfo
 from passflow.instruments.history_store import SCHEMA, SCHEMA_VERSION
+from passflow.instruments.symbol_changes import (
+    SymbolState,
+    SymbolTracker,
+    top_level_units,
+)
 from passflow.ir import Operation
 from passflow.output_file import write_output_bytes
 from passflow.pass_base import Pass
 from passflow.statistics import statistic_values
 
 __all__ = ["IRHistory"]
-
-
-@dataclass(eq=False, slots=True)
-class _Unit:
-    label: str
-    op: Operation
-    fingerprint: int
-    digest: str = ""
-    """The digest of its text when the pass started."""
 
 
 @dataclass(eq=False, slots=True)
@@ -68,57 +58,14 @@ class _Frame:
     op: Operation | None = None
     wall0: float = 0.0
     cpu0: float = 0.0
-    units: list[_Unit] | None = None
+    units: list[SymbolState] | None = None
     statistics: dict[str, int] = field(default_factory=lambda: dict[str, int]())
-
-
-def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
-def _print(op: Operation) -> str:
-    try:
-        return ir.print_op(op)
-    except Exception:  # a custom printer that trips over invalid IR
-        return ir.print_op(op, generic=True)
 
 
 def _root(op: Operation) -> Operation:
     while (parent := op.parent_op()) is not None:
         op = parent
     return op
-
-
-def _labelled(children: list[Operation]) -> list[tuple[str, Operation]]:
-    """Top-level ops with their labels: `@name`, else `op.name#k`."""
-    seen: dict[str, int] = {}
-    labelled: list[tuple[str, Operation]] = []
-    for child in children:
-        symbol = ir.symbol_name(child)
-        if symbol is not None:
-            labelled.append((f"@{symbol}", child))
-            continue
-        name = ir.operation_name(child).name
-        k = seen.get(name, 0)
-        seen[name] = k + 1
-        labelled.append((f"{name}#{k}", child))
-    return labelled
-
-
-def _top_level(op: Operation) -> list[tuple[str, Operation]]:
-    """The top-level units a pass on `op` may change."""
-    parent = op.parent_op()
-    if parent is None:
-        return _labelled(ir.direct_children(op))
-    while (grand := parent.parent_op()) is not None:
-        op, parent = parent, grand
-    symbol = ir.symbol_name(op)
-    if symbol is not None:
-        return [(f"@{symbol}", op)]
-    for label, child in _labelled(ir.direct_children(parent)):
-        if child is op:
-            return [(label, child)]
-    return []
 
 
 @dataclass(eq=False)
@@ -136,10 +83,11 @@ class IRHistory(PassInstrumentation):
     _runs: int = field(default=0, init=False)
     _executions: int = field(default=0, init=False)
     _stacks: dict[int, list[_Frame]] = field(default_factory=lambda: {}, init=False)
-    _known: dict[Operation, tuple[int, str]] = field(
+    _tracker: SymbolTracker = field(default_factory=SymbolTracker, init=False)
+    _stored: dict[bytes, int] = field(default_factory=lambda: {}, init=False)
+    _passes: dict[tuple[str, str, str, str], int] = field(
         default_factory=lambda: {}, init=False
     )
-    _stored: set[str] = field(default_factory=lambda: set[str](), init=False)
     _root: Operation | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
@@ -165,21 +113,32 @@ class IRHistory(PassInstrumentation):
             stack = self._stacks[tid] = []
         return stack
 
-    def _text_of(self, unit: _Unit) -> str:
-        """The digest of `unit`'s text now, printed only if it moved."""
-        known = self._known.get(unit.op)
-        if known is not None and known[0] == unit.fingerprint:
-            return known[1]
-        text = _print(unit.op)
-        digest = _digest(text)
-        if digest not in self._stored:
-            self._stored.add(digest)
+    def _text_id(self, text: str | None) -> int | None:
+        """The `texts` id of `text`, stored once (deduped by SHA-256)."""
+        if text is None:
+            return None
+        data = text.encode()
+        digest = hashlib.sha256(data).digest()
+        found = self._stored.get(digest)
+        if found is None:
+            found = self._stored[digest] = len(self._stored) + 1
             self._db.execute(
-                "INSERT OR IGNORE INTO texts VALUES (?, ?)",
-                (digest, zlib.compress(text.encode())),
+                "INSERT INTO texts VALUES (?, ?)", (found, zlib.compress(data))
             )
-        self._known[unit.op] = (unit.fingerprint, digest)
-        return digest
+        return found
+
+    def _pass_id(self, pass_: Pass, path: str) -> int:
+        key = (
+            pass_.display_name if pass_.is_adaptor else pass_.name,
+            pass_.argument,
+            "adaptor" if pass_.is_adaptor else "pass",
+            path,
+        )
+        found = self._passes.get(key)
+        if found is None:
+            found = self._passes[key] = len(self._passes) + 1
+            self._db.execute("INSERT INTO passes VALUES (?, ?, ?, ?, ?)", (found, *key))
+        return found
 
     def run_before_pipeline(
         self, op_name: str | None, parent: PipelineParentInfo
@@ -225,27 +184,19 @@ class IRHistory(PassInstrumentation):
         parent_path = top.path if top is not None else ""
         if not pass_.is_adaptor:
             frame.path = f"{parent_path}/{label}" if parent_path else label
-            frame.units = [
-                _Unit(name, child, ir.fingerprint(child))
-                for name, child in _top_level(op)
-            ]
-            for unit in frame.units:
-                unit.digest = self._text_of(unit)
+            frame.units = self._tracker.snapshot(op)
             frame.statistics = {
                 stat.name: value for stat, value in statistic_values(pass_)
             }
         else:
             frame.path = parent_path
         self._db.execute(
-            "INSERT INTO executions VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, 'run')",
+            "INSERT INTO executions VALUES (?, ?, ?, ?, ?, 0, 0, 0, 'run')",
             (
                 frame.execution,
                 run,
                 top.execution if top is not None else None,
-                pass_.display_name if pass_.is_adaptor else pass_.name,
-                pass_.argument,
-                "adaptor" if pass_.is_adaptor else "pass",
-                frame.path,
+                self._pass_id(pass_, frame.path),
                 ir.op_label(op),
             ),
         )
@@ -273,7 +224,7 @@ class IRHistory(PassInstrumentation):
             (wall, cpu, int(failed), frame.execution),
         )
         if frame.units is not None:
-            self._record_changes(frame, op)
+            self._record_changes(frame, op, failed)
             moved = [
                 (frame.execution, stat.name, value - frame.statistics.get(stat.name, 0))
                 for stat, value in statistic_values(pass_)
@@ -281,28 +232,16 @@ class IRHistory(PassInstrumentation):
             ]
             self._db.executemany("INSERT INTO statistics VALUES (?, ?, ?)", moved)
 
-    def _record_changes(self, frame: _Frame, op: Operation) -> None:
-        units = frame.units or []
-        before = {unit.label: unit for unit in units}
-        if op.parent_op() is None:
-            after_units = _top_level(op)  # a module pass: each child, new ones too
-        else:
-            after_units = [(unit.label, unit.op) for unit in units]
-        rows: list[tuple[int | None, str, str | None, str | None]] = []
-        seen: set[str] = set()
-        for label, child in after_units:
-            seen.add(label)
-            old = before.get(label)
-            fingerprint = ir.fingerprint(child)
-            if old is not None and old.op is child and old.fingerprint == fingerprint:
-                continue
-            old_text = old.digest if old is not None else None
-            new_text = self._text_of(_Unit(label, child, fingerprint))
-            if old_text != new_text:
-                rows.append((frame.execution, label, old_text, new_text))
-        for label, unit in before.items():
-            if label not in seen:
-                rows.append((frame.execution, label, unit.digest, None))
+    def _record_changes(self, frame: _Frame, op: Operation, failed: bool) -> None:
+        rows = [
+            (
+                frame.execution,
+                change.label,
+                self._text_id(change.before),
+                self._text_id(change.after),
+            )
+            for change in self._tracker.changes(frame.units or [], op, failed=failed)
+        ]
         self._db.executemany("INSERT INTO changes VALUES (?, ?, ?, ?)", rows)
 
     def observe(self, diagnostic: Diagnostic) -> None:
@@ -333,7 +272,7 @@ class IRHistory(PassInstrumentation):
         self._run = None
         self._root = None
         self._stacks.clear()
-        self._known.clear()
+        self._tracker.clear()
         self.write()
 
     def _record_origins(self, run: int, root: Operation) -> None:
@@ -342,7 +281,7 @@ class IRHistory(PassInstrumentation):
             for id_, name in self._db.execute("SELECT id, name FROM files")
         }
         rows: list[tuple[int, str, str, int, int, int]] = []
-        for label, child in _labelled(ir.direct_children(root)):
+        for label, child in top_level_units(root):
             for op in child.walk():
                 where = ir.location(op)
                 if where.file is None:

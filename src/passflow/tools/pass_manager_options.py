@@ -63,6 +63,7 @@ from passflow.instruments.ir_printer_config import (
     IRPrinterConfig,
 )
 from passflow.tools.command_line import (
+    CommandLineError,
     FlagParser,
     check_choice,
     unknown_choice,
@@ -195,6 +196,22 @@ def add_pass_manager_flags(parser: FlagParser) -> None:
         "IR diffs, diagnostics (self-contained, opens offline)",
     )
     parser.add_option(
+        "--report-max-changes",
+        type=int,
+        default=2000,
+        metavar="N",
+        help="--report embeds at most N changes per pass (default 2000); the "
+        "rest are counted under the pass",
+    )
+    parser.add_option(
+        "--report-max-op-chars",
+        type=int,
+        default=200_000,
+        metavar="N",
+        help="--report lists a symbol whose text is longer than N characters "
+        "without its texts (default 200000)",
+    )
+    parser.add_option(
         "--ir-history",
         metavar="FILE",
         help="record every pass execution and each top-level symbol it changed "
@@ -221,11 +238,20 @@ def _pass_arguments(flag: str, values: Sequence[str]) -> tuple[str, ...]:
     return names
 
 
-def _run_report(path: str) -> RunReport:
-    """The `--report` file's report."""
+def _run_report(path: str, max_changes: int, max_op_chars: int) -> RunReport:
+    """The `--report` file's report, with its two limits (each at least 0)."""
     from passflow.instruments.report import RunReport  # only when asked for
 
-    return RunReport(path)
+    for flag, value in (
+        ("report-max-changes", max_changes),
+        ("report-max-op-chars", max_op_chars),
+    ):
+        if value < 0:
+            raise CommandLineError(
+                f"for the --{flag} option: '{value}' is negative; give a count "
+                "of 0 or more"
+            )
+    return RunReport(path, max_changes=max_changes, max_op_chars=max_op_chars)
 
 
 def _ir_history(path: str) -> IRHistory:
@@ -294,7 +320,11 @@ class PassManagerOptions:
             jobs=args.jobs,
             scheduler=args.scheduler,
             progress=args.progress,
-            report=_run_report(args.report) if args.report else None,
+            report=_run_report(
+                args.report, args.report_max_changes, args.report_max_op_chars
+            )
+            if args.report
+            else None,
             history=_ir_history(args.ir_history) if args.ir_history else None,
         )
 
