@@ -7,7 +7,8 @@ five passes — on fresh copies, in one process, alternating round by round:
 bare, with `enable_ir_history` (the history written to a temporary file), and
 with `enable_report` (the HTML run report) as the peer. Then the history file's
 size against the input's, and the time of `passflow-history FILE @f500`
-(whole process) and of the same query in process. Run:
+(whole process) and of the same query in process, and the report's first
+paint in Chromium. Run:
 
     .venv/bin/python bench/ir_history.py [--functions N] [--rounds N]
 """
@@ -120,6 +121,12 @@ def main() -> None:
         walls.append(time.perf_counter() - start)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    report = os.path.join(workdir, "report.html")
+    if os.path.exists("/usr/bin/chromium"):
+        print(
+            f"report {os.path.getsize(report) / 1e6:.2f} MB: first paint in "
+            f"Chromium {first_paint(report):.2f} s (median of 3)"
+        )
     print(
         f"query @f500: {len(changes)} changes, {sum(len(d) for d in diffs)} "
         f"characters of diff; in process {in_process * 1e3:.1f} ms, "
@@ -127,6 +134,30 @@ def main() -> None:
         f"{statistics.median(walls) * 1e3:.0f} ms wall, "
         f"{statistics.median(cpus) * 1e3:.0f} ms CPU"
     )
+
+
+def first_paint(report: str) -> float:
+    """Seconds to the report's first contentful paint in the system's
+    Chromium (Playwright, headless), median of three loads."""
+    from playwright.sync_api import sync_playwright
+
+    paints: list[float] = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path="/usr/bin/chromium", args=["--no-sandbox"]
+        )
+        for _ in range(3):
+            page = browser.new_page()
+            page.goto("file://" + report)
+            page.wait_for_load_state("load")
+            paint = page.evaluate(
+                "() => performance.getEntriesByName('first-contentful-paint')"
+                ".map(e => e.startTime)[0] || -1"
+            )
+            paints.append(float(paint) / 1e3)
+            page.close()
+        browser.close()
+    return statistics.median(paints)
 
 
 if __name__ == "__main__":

@@ -347,3 +347,21 @@ def test_each_changed_op_has_its_time_and_many_are_folded(tmp_path: Path) -> Non
         True,
         False,  # its statistics
     ]
+
+
+def test_a_negative_report_limit_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "input.mlir"
+    source.write_text(INPUT)
+    with pytest.raises(SystemExit) as exit_info:
+        opt.main(
+            [str(source), "--canonicalize", f"--report={tmp_path / 'r.html'}",
+             "--report-max-changes=-1"]
+        )  # fmt: skip
+    assert exit_info.value.code == 1
+    assert capsys.readouterr().err == (
+        "passflow-opt: for the --report-max-changes option: '-1' is negative; "
+        "give a count of 0 or more\n"
+    )
+    assert not (tmp_path / "r.html").exists()

@@ -237,7 +237,10 @@ class HistoryFile:
                     f"'{self.path}' is damaged: text {key} is missing"
                 )
             try:
-                text = zlib.decompress(bytes(rows[0][0])).decode()
+                blob = rows[0][0]
+                if not isinstance(blob, bytes):
+                    raise TypeError(type(blob).__name__)
+                text = zlib.decompress(blob).decode()
             except (zlib.error, TypeError, UnicodeDecodeError):
                 raise HistoryFileError(
                     f"'{self.path}' is damaged: text {key} does not read"
