@@ -74,6 +74,16 @@ def test_a_boolean_flag_with_a_bad_value_is_one_line(
 # Every flag whose value is checked: a bad value, and the lines it gives.
 BAD_VALUES: list[tuple[str, str, list[str]]] = [
     ("passflow-opt", "--jobs=abc", ["'abc' value invalid for integer argument!"]),
+    (
+        "passflow-opt",
+        "--report-max-changes=lots",
+        ["'lots' value invalid for integer argument!"],
+    ),
+    (
+        "passflow-opt",
+        "--report-max-op-chars=1.5",
+        ["'1.5' value invalid for integer argument!"],
+    ),
     ("passflow-opt", "--jobs=", ["'' value invalid for integer argument!"]),
     (
         "passflow-opt",

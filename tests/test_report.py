@@ -221,17 +221,51 @@ def test_enable_report_keeps_diagnostics_flowing_to_handlers(tmp_path: Path) -> 
     assert [owner(d) for d in doc.find("li", "diag")] == ["TestFailurePass"] * 2
 
 
-def test_changes_past_the_cap_are_counted_not_embedded(tmp_path: Path) -> None:
+def test_changes_past_the_cap_are_counted_per_pass_not_embedded(
+    tmp_path: Path,
+) -> None:
     path = tmp_path / "capped.html"
     pm = PassManager()
     pm.assign(parse_pass_pipeline("builtin.module(func.func(canonicalize,cse))"))
     pm.enable_report(RunReport(str(path), max_changes=1))
-    pm.run(ir.parse_module(INPUT))
+    second_a = INPUT.split("func.func @b")[0].replace("@a(", "@a2(")
+    pm.run(ir.parse_module(INPUT + second_a))
     doc = parse_html(path.read_text())
-    assert [owner(c) for c in doc.find("div", "change")] == ["Canonicalizer"]
+    # canonicalize changed @a and @a2: one embedded, one counted; cse's change
+    # to @c is embedded all the same (the limit is per pass, not run-wide).
+    assert [owner(c) for c in doc.find("div", "change")] == ["Canonicalizer", "CSE"]
     (note,) = doc.find("p", "unrecorded")
-    assert owner(note) == "CSE"
-    assert note.all_text().startswith("1 more change(s)")
+    assert owner(note) == "Canonicalizer"
+    assert note.all_text() == (
+        "1 more change(s) by this pass, past the report's limit of 1 per pass "
+        "(--report-max-changes)"
+    )
+
+
+def test_a_module_pass_shows_a_diff_per_function_it_changed(tmp_path: Path) -> None:
+    path = tmp_path / "inline.html"
+    pm = PassManager()
+    pm.assign(parse_pass_pipeline("builtin.module(inline,symbol-dce)"))
+    pm.enable_report(RunReport(str(path)))
+    text = (
+        "func.func private @callee(%x: i32) -> i32 {\n"
+        "  %r = arith.addi %x, %x : i32\n  func.return %r : i32\n}\n"
+        "func.func @user(%x: i32) -> i32 {\n"
+        "  %r = func.call @callee(%x) : (i32) -> i32\n  func.return %r : i32\n}\n"
+        "func.func @other(%x: i32) -> i32 {\n  func.return %x : i32\n}\n"
+    )
+    pm.run(ir.parse_module(text))
+    doc = parse_html(path.read_text())
+    changes = {
+        c.attrs["data-op"]: c
+        for c in doc.find("div", "change")
+        if owner(c) == "Inliner"
+    }
+    assert set(changes) == {"func.func @user", "func.func @callee"}
+    user = changes["func.func @user"].all_text()
+    assert "-  %r = func.call @callee(%x) : (i32) -> i32" in user
+    assert "builtin.module" not in user  # the function, not the whole module
+    assert "(erased by the pass)" in changes["func.func @callee"].all_text()
 
 
 def test_remarks_appear_beside_the_pass_that_made_them(tmp_path: Path) -> None:
@@ -313,3 +347,21 @@ def test_each_changed_op_has_its_time_and_many_are_folded(tmp_path: Path) -> Non
         True,
         False,  # its statistics
     ]
+
+
+def test_a_negative_report_limit_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "input.mlir"
+    source.write_text(INPUT)
+    with pytest.raises(SystemExit) as exit_info:
+        opt.main(
+            [str(source), "--canonicalize", f"--report={tmp_path / 'r.html'}",
+             "--report-max-changes=-1"]
+        )  # fmt: skip
+    assert exit_info.value.code == 1
+    assert capsys.readouterr().err == (
+        "passflow-opt: for the --report-max-changes option: '-1' is negative; "
+        "give a count of 0 or more\n"
+    )
+    assert not (tmp_path / "r.html").exists()

@@ -158,6 +158,72 @@ def test_a_thousand_function_report_is_found_through_its_filter(
     assert failing.is_visible()
 
 
+def _inlined(count: int) -> str:
+    """`count` functions that each call a private helper (the inliner inlines
+    it, then erases it), and `@g500`, which only the canonicalize the inliner
+    runs as its dynamic pipeline changes."""
+    helpers = "".join(
+        f"func.func private @h{i}(%v: i32) -> i32 {{\n"
+        "  %r = arith.muli %v, %v : i32\n  func.return %r : i32\n}\n"
+        f"func.func @f{i}(%x: i32) -> i32 {{\n"
+        f"  %r = func.call @h{i}(%x) : (i32) -> i32\n  func.return %r : i32\n}}\n"
+        for i in range(count)
+    )
+    return helpers + (
+        "func.func @g500(%x: i32) -> i32 {\n  %c0 = arith.constant 0 : i32\n"
+        "  %r = arith.addi %x, %c0 : i32\n  func.return %r : i32\n}\n"
+    )
+
+
+def test_a_thousand_function_report_filters_into_dynamic_pipelines(
+    page: Page, tmp_path: Path
+) -> None:
+    source = tmp_path / "input.mlir"
+    source.write_text(_inlined(1000))
+    report = tmp_path / "report.html"
+    pipeline = "builtin.module(inline,func.func(canonicalize,cse),symbol-dce)"
+    argv = [str(source), f"-p={pipeline}", f"--report={report}", "-o", "-"]
+    assert opt.main([*argv, "--report-max-changes=3000"]) == 0
+    errors: list[str] = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    page.goto(report.as_uri())
+
+    # A function changed only by the canonicalize inside the inliner's dynamic
+    # pipeline: the filter shows that nested row, opened, with its change.
+    page.locator("#filter-op").fill("@g500")
+    inliner = page.locator("li.pass[data-name=Inliner]")
+    nested = inliner.locator("li.pass[data-name=Canonicalizer]")
+    assert nested.is_visible()
+    change = nested.locator("div.change[data-op='func.func @g500']")
+    assert change.is_visible()
+    assert "-  %r = arith.addi %x, %c0 : i32" in change.locator("pre.diff").inner_text()
+    top_canonicalize = page.locator(
+        "ul.tree > li.pass[data-name=Canonicalizer]:not(li.pass li.pass)"
+    )
+    assert not top_canonicalize.first.is_visible()  # the outer one changed nothing
+
+    # A module pass's change to one function: its own diff, built only when
+    # its fold opens (the filter opens it).
+    own = inliner.locator(
+        ":scope > details > .body > div.change[data-op='func.func @f7']"
+    )
+    assert own.locator("pre.diff").count() == 0  # folded: not built yet
+    page.locator("#filter-op").fill("@f7")
+    assert own.is_visible()
+    diff = own.locator("pre.diff")
+    assert diff.is_visible()
+    assert "-  %r = func.call @h7(%x) : (i32) -> i32" in diff.inner_text()
+    assert "builtin.module" not in diff.inner_text()
+    erased = inliner.locator("div.change[data-op='func.func @h7']")
+    assert "(erased by the pass)" in erased.inner_text()
+
+    # "expand all" opens a bounded number of folds and says so.
+    page.locator("#filter-op").fill("")
+    page.locator("#expand").click()
+    assert page.locator("#shown").inner_text().startswith("opened 300 of ")
+    assert errors == []
+
+
 def test_clicking_a_pass_in_the_graph_opens_its_row(page: Page, tmp_path: Path) -> None:
     source = tmp_path / "input.mlir"
     source.write_text(INPUT)

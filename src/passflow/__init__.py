@@ -67,6 +67,8 @@ if TYPE_CHECKING:
     )
     from passflow.instruments.action_logging import ActionLogger
     from passflow.instruments.action_profiler import ActionProfiler
+    from passflow.instruments.history_store import HistoryFile
+    from passflow.instruments.ir_history import IRHistory
     from passflow.instruments.ir_printer_config import IRPrinterConfig
     from passflow.instruments.report import RunReport
     from passflow.manager import Nesting, OpPassManager, OpToOpPassAdaptor
@@ -144,6 +146,8 @@ _MODULES = {
     "passflow.instruments.action_logging": ("ActionLogger",),
     "passflow.instruments.action_profiler": ("ActionProfiler",),
     "passflow.instruments.ir_printer_config": ("IRPrinterConfig",),
+    "passflow.instruments.history_store": ("HistoryFile",),
+    "passflow.instruments.ir_history": ("IRHistory",),
     "passflow.instruments.report": ("RunReport",),
     "passflow.manager": ("Nesting", "OpPassManager", "OpToOpPassAdaptor"),
     "passflow.options": ("ListOption", "Option", "PipelineOptions"),
@@ -188,6 +192,8 @@ __all__ = [
     "DominanceInfo",
     "ExecutionContext",
     "FlagParser",
+    "HistoryFile",
+    "IRHistory",
     "IRParseError",
     "IRPrinterConfig",
     "InstrumentationError",

@@ -140,6 +140,7 @@ __all__ = [
     "load_dialects",
     "location",
     "lookup_operation_name",
+    "op_label",
     "operation_name",
     "parse_module",
     "parse_position",
@@ -359,6 +360,14 @@ def symbol_name(op: Operation) -> str | None:
         return None
     attr = trait.get_sym_attr_name(op)
     return attr.data if isinstance(attr, StringAttr) else None
+
+
+def op_label(op: Operation) -> str:
+    """How reports name an op: its name, and its symbol when it has one
+    (`func.func @f500`)."""
+    symbol = symbol_name(op)
+    name = operation_name(op).name
+    return f"{name} @{symbol}" if symbol is not None else name
 
 
 def clone(op: Operation) -> Operation:

@@ -23,11 +23,11 @@ import stat
 import sys
 import tempfile
 from collections.abc import Generator
-from typing import TextIO
+from typing import IO, Any, TextIO, cast
 
 from passflow.diagnostics import PassflowError
 
-__all__ = ["OutputFileError", "open_output", "write_output"]
+__all__ = ["OutputFileError", "open_output", "write_output", "write_output_bytes"]
 
 
 class OutputFileError(PassflowError):
@@ -82,9 +82,16 @@ def open_output(path: str, encoding: str = "utf-8") -> Generator[TextIO]:
         yield sys.stdout
         sys.stdout.flush()
         return
+    with _committed(path, "w", encoding) as stream:
+        yield cast(TextIO, stream)
+
+
+@contextlib.contextmanager
+def _committed(path: str, mode: str, encoding: str | None) -> Generator[IO[Any]]:
+    """A stream to the file `path` (not `-`) by the module's rules."""
     if _is_in_place(path):
         try:
-            stream = open(path, "w", encoding=encoding)  # noqa: SIM115
+            stream = open(path, mode, encoding=encoding)  # noqa: SIM115
         except OSError as err:
             raise OutputFileError(path, err.strerror or str(err)) from None
         try:
@@ -101,7 +108,7 @@ def open_output(path: str, encoding: str = "utf-8") -> Generator[TextIO]:
     except OSError as err:
         raise OutputFileError(path, err.strerror or str(err)) from None
     try:
-        with os.fdopen(fd, "w", encoding=encoding) as stream:
+        with os.fdopen(fd, mode, encoding=encoding) as stream:
             yield stream
         _adopt_metadata(temp, target)
         os.replace(temp, target)
@@ -122,3 +129,15 @@ def write_output(path: str, text: str) -> None:
     """Write `text` to `path` by `open_output`'s rules."""
     with open_output(path) as stream:
         stream.write(text)
+
+
+def write_output_bytes(path: str, data: bytes) -> None:
+    """Write `data` to the file `path` by `open_output`'s rules (`-` is
+    standard output's binary buffer)."""
+    if path == "-":
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        return
+    with _committed(path, "wb", None) as stream:
+        stream.write(data)

@@ -46,6 +46,7 @@ if TYPE_CHECKING:  # each instrument loads when it is enabled, not with every ru
     from concurrent.futures import Executor
 
     from passflow.actions import ActionHandler
+    from passflow.instruments.ir_history import IRHistory
     from passflow.instruments.progress import ProgressBar
     from passflow.instruments.report import RunReport
     from passflow.instruments.reproducer import CrashReproducer, StreamFactory
@@ -112,6 +113,7 @@ class PassManager(OpPassManager):
         self.emit_pass_error_on_failure = False
         self.remarks: RemarkEngine | None = None
         self._report: RunReport | None = None
+        self._history: IRHistory | None = None
 
     @classmethod
     def parse(cls, pipeline: str, context: Context | None = None) -> Self:
@@ -269,13 +271,35 @@ class PassManager(OpPassManager):
         When the file cannot be written, `run` raises `OutputFileError` (after
         the run's diagnostics were delivered).
         """
-        from passflow.instruments.report import ObservedDiagnostics, RunReport
+        from passflow.instruments.observed_diagnostics import ObservedDiagnostics
+        from passflow.instruments.report import RunReport
 
         report = RunReport(target) if isinstance(target, str) else target
         self._report = report
         self.diagnostics = ObservedDiagnostics(self.diagnostics, report)
         self.add_instrumentation(report)
         return report
+
+    def enable_ir_history(self, target: str | IRHistory) -> IRHistory:
+        """Record an IR history (`--ir-history=FILE`, docs/report.md) at a path,
+        written at the end of every `run`, failed or not: every pass execution
+        (nested and dynamic pipelines included) with, for each top-level symbol
+        it changed, the symbol's text before and after, its timing,
+        statistics and diagnostics. `passflow-history FILE @f500` asks it what
+        happened to `@f500`; `passflow.HistoryFile` reads it from Python.
+
+        One `IRHistory` may be shared by several pass managers (one file for
+        all of passflow-opt's input chunks). When the file cannot be written,
+        `run` raises `OutputFileError`.
+        """
+        from passflow.instruments.ir_history import IRHistory
+        from passflow.instruments.observed_diagnostics import ObservedDiagnostics
+
+        history = IRHistory(target) if isinstance(target, str) else target
+        self._history = history
+        self.diagnostics = ObservedDiagnostics(self.diagnostics, history)
+        self.add_instrumentation(history)
+        return history
 
     def _print_reports(self) -> None:
         """Statistics, then the owned timing report (MLIR's order), then the
@@ -290,6 +314,8 @@ class PassManager(OpPassManager):
             self._timing.print_report(self._timing_stream)
         if self._report is not None:
             self._report.end_run(str(self))
+        if self._history is not None:
+            self._history.end_run(str(self))
 
     def enable_progress(
         self, stream: TextIO | None = None, *, force: bool = False
@@ -316,6 +342,7 @@ class PassManager(OpPassManager):
                 self._statistics,
                 self._timing,
                 self._report,
+                self._history,
                 self.action_handler,
                 self.remarks,
             )

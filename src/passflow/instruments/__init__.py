@@ -1,5 +1,5 @@
-"""Standard instrumentations: timing, IR printing, a Chrome trace and the HTML
-run report.
+"""Standard instrumentations: timing, IR printing, a Chrome trace, the HTML
+run report and the IR history.
 
 Each is a `PassInstrumentation` switched on by a `PassManager.enable_*` verb or
 a passflow-opt flag; importing this package has no side effects and loads none
@@ -14,6 +14,8 @@ from passflow.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from passflow.instruments.chrome_trace import ChromeTrace
+    from passflow.instruments.history_store import HistoryFile
+    from passflow.instruments.ir_history import IRHistory
     from passflow.instruments.ir_printer_config import IRPrinterConfig
     from passflow.instruments.ir_printing import IRPrinterInstrumentation
     from passflow.instruments.report import RunReport
@@ -27,6 +29,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ChromeTrace",
+    "HistoryFile",
+    "IRHistory",
     "IRPrinterConfig",
     "IRPrinterInstrumentation",
     "PassTiming",
@@ -48,6 +52,8 @@ _MODULES = {
         "TimingManager",
         "TimingScope",
     ),
+    "passflow.instruments.history_store": ("HistoryFile",),
+    "passflow.instruments.ir_history": ("IRHistory",),
     "passflow.instruments.report": ("RunReport",),
 }
 """The names this package exports, by the module that defines them."""

@@ -21,11 +21,15 @@
 The HTML has its CSS and script inline and references nothing outside itself, so
 it opens offline from a mail attachment or a CI artifact.
 
-Cost: two fingerprints per pass execution (`ir.fingerprint`, no printing), one
-print of each op the first time a pass runs on it, and one print per change.
-Texts are kept only for changes; at most `max_changes` changes are recorded
-with their texts (the rest are counted), an op text longer than
-`max_op_chars` is not embedded, and a diff shows at most `max_diff_lines`.
+A change is seen per top-level symbol (`symbol_changes`): a module pass such
+as the inliner shows a diff for each function it changed, made or erased, not
+one of the whole module. Cost: each pass's top-level symbols fingerprinted
+before and after it (`ir.fingerprint`, no printing), one print of each the
+first time a pass sees it, and one print per change. Limits, each per pass and
+per symbol, never run-wide: a pass embeds at most `max_changes` changes (the
+rest are counted under it, naming `--report-max-changes`), a symbol's text
+longer than `max_op_chars` is listed without its texts (`--report-max-op-chars`),
+and a diff shows at most `max_diff_lines`.
 
 A pass's diagnostics are the ones delivered while it runs on the delivering
 thread. With the threads executor, a nested pass's diagnostics are replayed
@@ -43,9 +47,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from passflow import ir
-from passflow.diagnostics import Diagnostic, DiagnosticEngine
+from passflow.diagnostics import Diagnostic
 from passflow.instrumentation import PassInstrumentation, PipelineParentInfo
 from passflow.instruments.diagram import Box, Cluster, Diagram, Edge
+from passflow.instruments.observed_diagnostics import ObservedDiagnostics
+from passflow.instruments.symbol_changes import SymbolState, SymbolTracker
 from passflow.ir import Operation
 from passflow.output_file import write_output
 from passflow.pass_base import Pass
@@ -100,7 +106,7 @@ class _Frame:
     pass_: Pass | None
     wall0: float
     cpu0: float
-    fingerprint: int | None = None
+    snapshot: list[SymbolState] | None = None
     count: int = 0
 
 
@@ -112,23 +118,8 @@ class _Run:
     loose: list[Diagnostic] = field(default_factory=lambda: list[Diagnostic]())
 
 
-def _op_label(op: Operation) -> str:
-    name = ir.operation_name(op).name
-    symbol = ir.symbol_name(op)
-    return f"{name} @{symbol}" if symbol is not None else name
-
-
 def _within(text: str | None, limit: int) -> str | None:
     return text if text is None or len(text) <= limit else None
-
-
-def _print(op: Operation, failed: bool = False) -> str:
-    """`op` in custom form; generic after a failed pass left it invalid (only
-    then is verifying worth its cost: the runner verified everything else)."""
-    try:
-        return ir.print_op(op, generic=failed and ir.verify(op) is not None)
-    except Exception:  # a custom printer that trips over invalid IR
-        return ir.print_op(op, generic=True)
 
 
 @dataclass(eq=False)
@@ -142,15 +133,14 @@ class RunReport(PassInstrumentation):
 
     path: str
     max_changes: int = 2000
+    """Changes embedded per pass (the rest are counted)."""
     max_op_chars: int = 200_000
+    """A symbol's text longer than this is listed without its texts."""
     max_diff_lines: int = 400
     runs: list[_Run] = field(default_factory=lambda: list[_Run]())
     _current: _Run | None = field(default=None, init=False)
     _stacks: dict[int, list[_Frame]] = field(default_factory=lambda: {}, init=False)
-    _texts: dict[Operation, tuple[int, str]] = field(
-        default_factory=lambda: {}, init=False
-    )
-    _recorded: int = field(default=0, init=False)
+    _tracker: SymbolTracker = field(default_factory=SymbolTracker, init=False)
     _pending_graph: str | None = field(default=None, init=False)
 
     # --- recording -------------------------------------------------------------
@@ -229,15 +219,9 @@ class RunReport(PassInstrumentation):
             node = _Node(name, pass_.argument, kind, pass_=pass_)
             parent.children[key] = node
         node.runs += 1
-        fingerprint = None
-        if not pass_.is_adaptor:
-            fingerprint = ir.fingerprint(op)
-            if self._recorded < self.max_changes:
-                known = self._texts.get(op)
-                if known is None or known[0] != fingerprint:
-                    self._texts[op] = (fingerprint, _print(op))
+        snapshot = None if pass_.is_adaptor else self._tracker.snapshot(op)
         stack.append(
-            _Frame(node, pass_, time.perf_counter(), time.thread_time(), fingerprint)
+            _Frame(node, pass_, time.perf_counter(), time.thread_time(), snapshot)
         )
 
     def run_after_pass(self, pass_: Pass, op: Operation) -> None:
@@ -269,32 +253,27 @@ class RunReport(PassInstrumentation):
         node = frame.node
         if failed:
             node.failures += 1
-        if frame.fingerprint is None:
+        snapshot = frame.snapshot
+        if snapshot is None:
             return
-        label = _op_label(op)
+        label = ir.op_label(op)
         node.op_times[label] = node.op_times.get(label, 0.0) + wall
-        known = self._texts.get(op)
-        before = (
-            known[1] if known is not None and known[0] == frame.fingerprint else None
-        )
-        if failed and self._recorded < self.max_changes:
-            self._recorded += 1
+        if failed:
+            before = "\n".join(state.text for state in snapshot)
             node.failed_ops.append(_Failure(label, _within(before, self.max_op_chars)))
-        after = ir.fingerprint(op)
-        if after == frame.fingerprint:
-            return
-        node.changed += 1
-        if self._recorded >= self.max_changes:
-            return
-        self._recorded += 1
-        text = _print(op, failed)
-        self._texts[op] = (after, text)
-        change = _Change(label, before, text, failed)
-        longest = max(len(text), len(before or ""))
-        if longest > self.max_op_chars:
-            change.before = change.after = None
-            change.omitted = f"op text of {longest} characters not embedded"
-        node.changes.append(change)
+        for change in self._tracker.changes(snapshot, op, failed=failed):
+            node.changed += 1
+            if len(node.changes) >= self.max_changes:
+                continue
+            shown = _Change(ir.op_label(change.op), change.before, change.after, failed)
+            longest = max(len(change.before or ""), len(change.after or ""))
+            if longest > self.max_op_chars:
+                shown.before = shown.after = None
+                shown.omitted = (
+                    f"text of {longest} characters not embedded "
+                    f"(--report-max-op-chars={self.max_op_chars})"
+                )
+            node.changes.append(shown)
 
     def observe(self, diagnostic: Diagnostic) -> None:
         """Put `diagnostic` beside the pass running on this thread (or the run)."""
@@ -312,27 +291,13 @@ class RunReport(PassInstrumentation):
         run.pipeline = pipeline
         self._current = None
         self._stacks.clear()
-        self._texts.clear()
+        self._tracker.clear()
         self.write()
 
     def write(self) -> None:
         """Write the report (atomically, `passflow.output_file.write_output`);
         raises `OutputFileError` when the file cannot be written."""
         write_output(self.path, render_html(self))
-
-
-class ObservedDiagnostics(DiagnosticEngine):
-    """A pass manager's diagnostic engine that also shows each diagnostic to a
-    report; it shares the handler list, so delivery is unchanged."""
-
-    def __init__(self, inner: DiagnosticEngine, report: RunReport) -> None:
-        super().__init__()
-        self.handlers = inner.handlers
-        self.report = report
-
-    def deliver(self, diagnostic: Diagnostic) -> None:
-        self.report.observe(diagnostic)
-        super().deliver(diagnostic)
 
 
 # --- rendering -------------------------------------------------------------------
@@ -383,37 +348,60 @@ function has(value, part) {
 function applyFilters() {
   var op = text('filter-op'), pass = text('filter-pass');
   var only = document.getElementById('only-changed').checked;
+  var filtering = op || pass || only;
   var shown = 0;
-  document.querySelectorAll('li.node.pass').forEach(function (li) {
-    var keep = !only || li.dataset.changed !== '0' || li.dataset.diagnostics !== '0';
-    if (pass) {
-      keep = keep && (has(li.dataset.name, pass) || has(li.dataset.argument, pass));
+  var rows = Array.prototype.slice.call(document.querySelectorAll('li.node'));
+  var inside = new Set();
+  rows.reverse().forEach(function (li) {  // children before their parents
+    var keep = false;
+    if (li.classList.contains('pass')) {
+      keep = !only || li.dataset.changed !== '0' || li.dataset.diagnostics !== '0';
+      if (pass) {
+        keep = keep && (has(li.dataset.name, pass) || has(li.dataset.argument, pass));
+      }
+      var found = 0;
+      li.querySelectorAll(':scope > details > .body > [data-op]').forEach(function (c) {
+        var match = !op || has(c.dataset.op, op);
+        c.classList.toggle('hidden', !match);
+        if (match) { found++; }
+        var fold = c.querySelector('details.fold');
+        if (op && match && fold) { fold.open = true; }
+      });
+      if (op) { keep = keep && found > 0; }
+      if (keep) { shown++; }
     }
-    var found = 0;
-    li.querySelectorAll(':scope > details > .body > [data-op]').forEach(function (c) {
-      var match = !op || has(c.dataset.op, op);
-      c.classList.toggle('hidden', !match);
-      if (match) { found++; }
-      var fold = c.querySelector('details.fold');
-      if (op && match && fold) { fold.open = true; }
-    });
-    if (op) {
-      keep = keep && found > 0;
-      if (keep) { li.querySelector(':scope > details').open = true; }
+    var holds = inside.has(li);
+    var visible = !filtering || keep || holds;
+    li.classList.toggle('hidden', !visible);
+    if (filtering && (holds || (keep && op))) {
+      li.querySelector(':scope > details').open = true;
     }
-    li.classList.toggle('hidden', !keep);
-    if (keep) { shown++; }
+    var parent = li.parentElement ? li.parentElement.closest('li.node') : null;
+    if (visible && filtering && parent) { inside.add(parent); }
   });
   document.getElementById('shown').textContent =
-    op || pass || only ? shown + ' pass(es) shown' : '';
+    filtering ? shown + ' pass(es) shown' : '';
 }
 ['filter-op', 'filter-pass'].forEach(function (id) {
   document.getElementById(id).addEventListener('input', applyFilters);
 });
 document.getElementById('only-changed').addEventListener('change', applyFilters);
+var EXPAND_LIMIT = 300;
 document.getElementById('expand').addEventListener('click', function () {
-  document.querySelectorAll('details').forEach(function (d) { d.open = true; });
+  var closed = Array.prototype.filter.call(
+    document.querySelectorAll('details:not([open])'),
+    function (d) { return !d.closest('.hidden'); });
+  closed.slice(0, EXPAND_LIMIT).forEach(function (d) { d.open = true; });
+  document.getElementById('shown').textContent = closed.length > EXPAND_LIMIT ?
+    'opened ' + EXPAND_LIMIT + ' of ' + closed.length + ' folds: filter by ' +
+    'function or pass to open the rest, or press again' : '';
 });
+document.addEventListener('toggle', function (event) {
+  var fold = event.target;
+  if (!fold.open) { return; }
+  var lazy = fold.querySelector(':scope > template.lazy');
+  if (lazy) { lazy.replaceWith(lazy.content.cloneNode(true)); }
+}, true);
 function reveal(id) {
   var row = document.getElementById(id);
   if (!row || !row.classList.contains('node')) { return false; }
@@ -502,21 +490,31 @@ def _change_html(report: RunReport, node: _Node, change: _Change, fold: str) -> 
             f'<div class="change" data-op="{label}"><div><code>{label}</code>'
             f"{failed}{timing}</div><p>{escape(change.omitted)}</p></div>"
         )
-    if change.before is None:
-        shown = "<p>text before the pass not recorded</p>"
-        delta = ""
-    else:
-        lines = list(_diff_lines(change, report.max_diff_lines))
-        added = sum(line.startswith('<span class="add">') for line in lines)
-        removed = sum(line.startswith('<span class="del">') for line in lines)
-        shown = f'<pre class="diff">{chr(10).join(lines)}</pre>'
-        delta = f' <span class="delta">+{added} \u2212{removed}</span>'
-    return (
-        f'<div class="change" data-op="{label}"><details class="fold"{fold}>'
-        f"<summary><code>{label}</code>{failed}{timing}{delta}</summary>{shown}"
+    what = (
+        " (made by the pass)"
+        if change.before is None
+        else " (erased by the pass)"
+        if change.after is None
+        else ""
+    )
+    lines = list(_diff_lines(change, report.max_diff_lines))
+    added = sum(line.startswith('<span class="add">') for line in lines)
+    removed = sum(line.startswith('<span class="del">') for line in lines)
+    shown = f'<pre class="diff">{chr(10).join(lines)}</pre>'
+    delta = f' <span class="delta">+{added} \u2212{removed}</span>'
+    whole = (
         '<details class="whole"><summary>whole op after the pass</summary>'
         f'<pre class="after">{escape(change.after or "")}</pre></details>'
-        "</details></div>"
+        if change.after is not None
+        else ""
+    )
+    content = shown + whole
+    if not fold:  # built by the page when opened: a folded diff costs no layout
+        content = f'<template class="lazy">{content}</template>'
+    return (
+        f'<div class="change" data-op="{label}"><details class="fold"{fold}>'
+        f"<summary><code>{label}</code>{what}{failed}{timing}{delta}</summary>"
+        f"{content}</details></div>"
     )
 
 
@@ -621,8 +619,9 @@ def _node_html(
     unrecorded = node.changed - len(node.changes)
     if unrecorded > 0:
         body.append(
-            f'<p class="unrecorded">{unrecorded} more change(s), past the '
-            f"report's limit of {report.max_changes} recorded changes</p>"
+            f'<p class="unrecorded">{unrecorded} more change(s) by this pass, '
+            f"past the report's limit of {report.max_changes} per pass "
+            "(--report-max-changes)</p>"
         )
     if not body and not node.children:
         out[head] = out[head].replace('class="node ', 'class="node leaf ', 1)

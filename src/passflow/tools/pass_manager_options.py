@@ -26,7 +26,8 @@ The flags are mlir-opt's, spelled, defaulted and worded as passflow-opt has them
 - `--progress`;
 - passflow's `--report=FILE` (no mlir-opt counterpart): the HTML run report
   (docs/report.md), one file for every input chunk, with the pipeline graph
-  when the pipeline has one.
+  when the pipeline has one; and `--ir-history=FILE`, the IR history that
+  `passflow-history` queries, one run per input chunk.
 
 "Threading disabled" has one rule (`passflow.executors.threading_disabled`): no
 executor, a serial one, or one job. So `--mlir-print-ir-module-scope` and
@@ -62,6 +63,7 @@ from passflow.instruments.ir_printer_config import (
     IRPrinterConfig,
 )
 from passflow.tools.command_line import (
+    CommandLineError,
     FlagParser,
     check_choice,
     unknown_choice,
@@ -69,6 +71,7 @@ from passflow.tools.command_line import (
 
 if TYPE_CHECKING:
     from passflow.execution import ChildExecutor
+    from passflow.instruments.ir_history import IRHistory
     from passflow.instruments.report import RunReport
     from passflow.pass_manager import PassManager
     from passflow.statistics_report import StatisticsDisplay
@@ -192,6 +195,28 @@ def add_pass_manager_flags(parser: FlagParser) -> None:
         help="write an HTML report of the run to FILE: pass tree with times, "
         "IR diffs, diagnostics (self-contained, opens offline)",
     )
+    parser.add_option(
+        "--report-max-changes",
+        type=int,
+        default=2000,
+        metavar="N",
+        help="--report embeds at most N changes per pass (default 2000); the "
+        "rest are counted under the pass",
+    )
+    parser.add_option(
+        "--report-max-op-chars",
+        type=int,
+        default=200_000,
+        metavar="N",
+        help="--report lists a symbol whose text is longer than N characters "
+        "without its texts (default 200000)",
+    )
+    parser.add_option(
+        "--ir-history",
+        metavar="FILE",
+        help="record every pass execution and each top-level symbol it changed "
+        "in the SQLite file FILE (query it with passflow-history)",
+    )
 
 
 def _pass_arguments(flag: str, values: Sequence[str]) -> tuple[str, ...]:
@@ -213,11 +238,27 @@ def _pass_arguments(flag: str, values: Sequence[str]) -> tuple[str, ...]:
     return names
 
 
-def _run_report(path: str) -> RunReport:
-    """The `--report` file's report."""
+def _run_report(path: str, max_changes: int, max_op_chars: int) -> RunReport:
+    """The `--report` file's report, with its two limits (each at least 0)."""
     from passflow.instruments.report import RunReport  # only when asked for
 
-    return RunReport(path)
+    for flag, value in (
+        ("report-max-changes", max_changes),
+        ("report-max-op-chars", max_op_chars),
+    ):
+        if value < 0:
+            raise CommandLineError(
+                f"for the --{flag} option: '{value}' is negative; give a count "
+                "of 0 or more"
+            )
+    return RunReport(path, max_changes=max_changes, max_op_chars=max_op_chars)
+
+
+def _ir_history(path: str) -> IRHistory:
+    """The `--ir-history` file's recorder."""
+    from passflow.instruments.ir_history import IRHistory  # only when asked for
+
+    return IRHistory(path)
 
 
 @dataclass(frozen=True)
@@ -241,6 +282,9 @@ class PassManagerOptions:
     report: RunReport | None = None
     """`--report=FILE`: one report shared by every pass manager `apply` sees,
     so that all input chunks land in one file."""
+    history: IRHistory | None = None
+    """`--ir-history=FILE`: one history shared by every pass manager `apply`
+    sees, a run per input chunk."""
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> PassManagerOptions:
@@ -276,7 +320,12 @@ class PassManagerOptions:
             jobs=args.jobs,
             scheduler=args.scheduler,
             progress=args.progress,
-            report=_run_report(args.report) if args.report else None,
+            report=_run_report(
+                args.report, args.report_max_changes, args.report_max_op_chars
+            )
+            if args.report
+            else None,
+            history=_ir_history(args.ir_history) if args.ir_history else None,
         )
 
     def make_executor(self) -> ChildExecutor | None:
@@ -329,3 +378,5 @@ class PassManagerOptions:
             pm.enable_report(self.report)
             graph = dump_pipeline_graphs(pm, "dot") if find_schedules(pm) else None
             self.report.set_graph(graph)
+        if self.history is not None:
+            pm.enable_ir_history(self.history)

@@ -77,7 +77,7 @@ def replay_from_cache(inv: Invocation) -> int | None:
 def _answerable(args: argparse.Namespace) -> bool:
     """Whether the flags allow the warm path: a cached sliced run of a file
     whose only pass-manager flags are the verifier and a local executor."""
-    if args.verify_diagnostics is not None or args.report:
+    if args.verify_diagnostics is not None or args.report or args.ir_history:
         return False
     if not os.path.isfile(args.input):
         return False  # stdin, a pipe: what this path reads, the run could not

@@ -1,0 +1,164 @@
+"""The IR history's cost: recording, file size, and a query.
+
+One generated module (1,000 functions of ~20 arith ops by default, each
+calling a private helper that the inliner inlines and symbol-dce erases) runs
+`inline,func.func(canonicalize,cse,loop-invariant-code-motion),symbol-dce` —
+five passes — on fresh copies, in one process, alternating round by round:
+bare, with `enable_ir_history` (the history written to a temporary file), and
+with `enable_report` (the HTML run report) as the peer. Then the history file's
+size against the input's, and the time of `passflow-history FILE @f500`
+(whole process) and of the same query in process, and the report's first
+paint in Chromium. Run:
+
+    .venv/bin/python bench/ir_history.py [--functions N] [--rounds N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+
+from passflow import HistoryFile, PassManager, ir, register_all_passes
+from passflow.pipeline_text import parse_pass_pipeline
+
+sys.path.insert(0, os.path.dirname(__file__))
+from opt_vs_xdsl import function_text
+
+PIPELINE = (
+    "builtin.module(inline,func.func(canonicalize,cse,loop-invariant-code-motion),"
+    "symbol-dce)"
+)
+
+
+def module_text(functions: int) -> str:
+    """`functions` functions, each calling its own private helper."""
+    parts: list[str] = []
+    for index in range(functions):
+        parts.append(
+            f"func.func private @h{index}(%v: i32) -> i32 {{\n"
+            f"  %c = arith.constant {index} : i32\n"
+            "  %r = arith.addi %v, %c : i32\n"
+            "  func.return %r : i32\n}\n"
+        )
+        body = function_text(index).replace(
+            "  func.return %j : i32",
+            f"  %call = func.call @h{index}(%j) : (i32) -> i32\n"
+            "  func.return %call : i32",
+        )
+        parts.append(body)
+    return "".join(parts)
+
+
+def one_run(
+    module: ir.ModuleOp, ctx: ir.Context, configure: Callable[[PassManager], None]
+) -> float:
+    pm = PassManager(context=ctx)
+    pm.assign(parse_pass_pipeline(PIPELINE))
+    configure(pm)
+    copy = ir.clone(module)
+    gc.collect()
+    start = time.perf_counter()
+    pm.run(copy)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--functions", type=int, default=1000)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    register_all_passes()
+    text = module_text(args.functions)
+    ctx = ir.default_context()
+    module = ir.parse_module(text, ctx)
+    workdir = tempfile.mkdtemp(prefix="passflow-history-bench-")
+    history_path = os.path.join(workdir, "history.db")
+    configs: dict[str, Callable[[PassManager], None]] = {
+        "bare": lambda pm: None,
+        "ir history": lambda pm: pm.enable_ir_history(history_path) and None,
+        "run report (peer)": lambda pm: (
+            pm.enable_report(os.path.join(workdir, "report.html")) and None
+        ),
+    }
+    one_run(module, ctx, configs["bare"])  # warm-up: imports, pattern tables
+    samples: dict[str, list[float]] = {name: [] for name in configs}
+    names = list(configs)
+    for round_ in range(args.rounds):
+        for name in names[round_ % len(names) :] + names[: round_ % len(names)]:
+            samples[name].append(one_run(module, ctx, configs[name]))
+    bare = statistics.median(samples["bare"])
+    print(f"{args.functions} functions, {PIPELINE}, {args.rounds} rounds")
+    print(f"load: {os.getloadavg()[0]:.1f}")
+    for name, values in samples.items():
+        median = statistics.median(values)
+        print(f"{name:<20} median {median:7.3f} s  {median / bare:5.2f}x bare")
+    size = os.path.getsize(history_path)
+    print(
+        f"history file {size / 1e6:.2f} MB, input {len(text) / 1e6:.2f} MB: "
+        f"{size / len(text):.2f}x the input"
+    )
+    start = time.perf_counter()
+    history = HistoryFile(history_path)
+    changes = history.changes("@f500")
+    diffs = [change.diff() for change in changes]
+    in_process = time.perf_counter() - start
+    history.close()
+    query = [sys.executable, "-m", "passflow.tools.history", history_path, "@f500"]
+    walls: list[float] = []
+    cpus: list[float] = []
+    for _ in range(5):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        subprocess.run(query, check=True, stdout=subprocess.DEVNULL)
+        walls.append(time.perf_counter() - start)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    report = os.path.join(workdir, "report.html")
+    if os.path.exists("/usr/bin/chromium"):
+        print(
+            f"report {os.path.getsize(report) / 1e6:.2f} MB: first paint in "
+            f"Chromium {first_paint(report):.2f} s (median of 3)"
+        )
+    print(
+        f"query @f500: {len(changes)} changes, {sum(len(d) for d in diffs)} "
+        f"characters of diff; in process {in_process * 1e3:.1f} ms, "
+        f"passflow-history (whole process, median of 5) "
+        f"{statistics.median(walls) * 1e3:.0f} ms wall, "
+        f"{statistics.median(cpus) * 1e3:.0f} ms CPU"
+    )
+
+
+def first_paint(report: str) -> float:
+    """Seconds to the report's first contentful paint in the system's
+    Chromium (Playwright, headless), median of three loads."""
+    from playwright.sync_api import sync_playwright
+
+    paints: list[float] = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path="/usr/bin/chromium", args=["--no-sandbox"]
+        )
+        for _ in range(3):
+            page = browser.new_page()
+            page.goto("file://" + report)
+            page.wait_for_load_state("load")
+            paint = page.evaluate(
+                "() => performance.getEntriesByName('first-contentful-paint')"
+                ".map(e => e.startTime)[0] || -1"
+            )
+            paints.append(float(paint) / 1e3)
+            page.close()
+        browser.close()
+    return statistics.median(paints)
+
+
+if __name__ == "__main__":
+    main()
