@@ -184,7 +184,12 @@ class IRHistory(PassInstrumentation):
         parent_path = top.path if top is not None else ""
         if not pass_.is_adaptor:
             frame.path = f"{parent_path}/{label}" if parent_path else label
-            frame.units = self._tracker.snapshot(op)
+            frame.units = self._tracker.snapshot(
+                op,
+                enclosed=any(
+                    f.pass_ is not None and not f.pass_.is_adaptor for f in stack
+                ),
+            )
             frame.statistics = {
                 stat.name: value for stat, value in statistic_values(pass_)
             }

@@ -219,7 +219,12 @@ class RunReport(PassInstrumentation):
             node = _Node(name, pass_.argument, kind, pass_=pass_)
             parent.children[key] = node
         node.runs += 1
-        snapshot = None if pass_.is_adaptor else self._tracker.snapshot(op)
+        snapshot = None
+        if not pass_.is_adaptor:
+            enclosed = any(
+                f.pass_ is not None and not f.pass_.is_adaptor for f in stack
+            )
+            snapshot = self._tracker.snapshot(op, enclosed=enclosed)
         stack.append(
             _Frame(node, pass_, time.perf_counter(), time.thread_time(), snapshot)
         )

@@ -14,6 +14,14 @@ whole module, and a nested pass's as its function.
 differs from the text last recorded for it; `changes(snapshot, op)` compares
 after the pass and prints only what changed. So each unit is printed once
 when first seen, and once per change.
+
+Every change to a unit happens inside some pass, whose `changes` fingerprints
+that unit after it. So, between passes, a unit's last fingerprint still
+holds, and a snapshot taken when no other pass is running (`enclosed`
+false: no pass of an outer pipeline is between its own steps) reuses it
+instead of walking the unit again. Inside a pass that runs a dynamic pipeline
+(the inliner), the outer pass may have changed a unit between two inner
+passes, so such snapshots fingerprint afresh.
 """
 
 from __future__ import annotations
@@ -94,10 +102,12 @@ class SymbolTracker:
 
     def __init__(self) -> None:
         self._texts: dict[Operation, tuple[int, str]] = {}
+        self._fingerprints: dict[Operation, int] = {}
 
     def clear(self) -> None:
-        """Forget every text (at the end of a run)."""
+        """Forget every text and fingerprint (at the end of a run)."""
         self._texts.clear()
+        self._fingerprints.clear()
 
     def _text(self, op: Operation, fingerprint: int, generic: bool = False) -> str:
         known = self._texts.get(op)
@@ -107,11 +117,16 @@ class SymbolTracker:
         self._texts[op] = (fingerprint, text)
         return text
 
-    def snapshot(self, op: Operation) -> list[SymbolState]:
-        """The units a pass on `op` may change, with their texts now."""
+    def snapshot(self, op: Operation, *, enclosed: bool) -> list[SymbolState]:
+        """The units a pass on `op` may change, with their texts now;
+        `enclosed` when a pass of an outer pipeline is running (then every
+        unit is fingerprinted afresh)."""
         states: list[SymbolState] = []
+        known = {} if enclosed else self._fingerprints
         for label, unit in top_level_units(op):
-            fingerprint = ir.fingerprint(unit)
+            fingerprint = known.get(unit)
+            if fingerprint is None:
+                fingerprint = self._fingerprints[unit] = ir.fingerprint(unit)
             states.append(
                 SymbolState(label, unit, fingerprint, self._text(unit, fingerprint))
             )
@@ -133,7 +148,7 @@ class SymbolTracker:
         for label, unit in after:
             seen.add(label)
             state = old.get(label)
-            fingerprint = ir.fingerprint(unit)
+            fingerprint = self._fingerprints[unit] = ir.fingerprint(unit)
             if (
                 state is not None
                 and state.op is unit
