@@ -95,6 +95,11 @@ if TYPE_CHECKING:
         add_pass_manager_flags,
     )
     from passflow.tools.remark_options import add_remark_flags, remark_session
+    from passflow.xdsl_pipeline import (
+        PassflowPass,
+        from_xdsl_pipeline,
+        to_xdsl_pipeline,
+    )
 
 __version__ = "0.1.0"
 """passflow's version (the package metadata's, which reads it from here)."""
@@ -171,6 +176,11 @@ _MODULES = {
         "add_pass_manager_flags",
     ),
     "passflow.tools.remark_options": ("add_remark_flags", "remark_session"),
+    "passflow.xdsl_pipeline": (
+        "PassflowPass",
+        "from_xdsl_pipeline",
+        "to_xdsl_pipeline",
+    ),
 }
 """Each module passflow re-exports from, and the names it takes from it."""
 
@@ -211,6 +221,7 @@ __all__ = [
     "PassNestingError",
     "PassPipelineError",
     "PassflowError",
+    "PassflowPass",
     "PipelineBuilder",
     "PipelineCycleError",
     "PipelineGraph",
@@ -242,6 +253,7 @@ __all__ = [
     "add_action_flags",
     "add_pass_manager_flags",
     "add_remark_flags",
+    "from_xdsl_pipeline",
     "ir",
     "load_plugin",
     "parse_pass_pipeline",
@@ -251,4 +263,5 @@ __all__ = [
     "register_pass",
     "register_pipeline",
     "remark_session",
+    "to_xdsl_pipeline",
 ]

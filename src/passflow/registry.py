@@ -179,7 +179,9 @@ def _claim(argument: str, origin: str) -> None:
 @overload
 def register_pass(target: PassT, *, argument: str | None = None) -> PassT: ...
 @overload
-def register_pass(target: ModulePassT, *, argument: str | None = None) -> ModulePassT: ...
+def register_pass(
+    target: ModulePassT, *, argument: str | None = None
+) -> ModulePassT: ...
 @overload
 def register_pass(
     target: Callable[[], Pass | ModulePass], *, argument: str | None = None

@@ -268,6 +268,8 @@ def adapt(obj: ModulePass | type[ModulePass]) -> XDSLPass:
     them and the fix."""
     if isinstance(obj, ModulePass):
         return adapter_class(type(obj))(obj)
+    if not is_module_pass(obj):
+        raise TypeError(f"expected an xDSL ModulePass, got {type(obj).__name__}")
     adapter = adapter_class(obj)
     required = obj.required_fields()
     if required:
