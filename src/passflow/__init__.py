@@ -16,11 +16,18 @@ unknown name). It imports nothing either: every name loads its module on first u
 (`from passflow import PassManager` loads the pass manager and what it needs,
 not the executors, the builder or the graph), so a program, and passflow-opt,
 pays at start-up only for the layers it uses.
+
+The one thing it does is check the installed xDSL: one outside the supported
+range (`passflow.xdsl_version.SUPPORTED_XDSL`) is an `ImportError` saying which
+range and how to install it.
 """
 
 from typing import TYPE_CHECKING
 
 from passflow.lazy import lazy_exports as _lazy_exports
+from passflow.xdsl_version import check_xdsl_version as _check_xdsl_version
+
+_check_xdsl_version()
 
 if TYPE_CHECKING:
     from passflow import ir
