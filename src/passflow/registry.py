@@ -390,23 +390,51 @@ def _registering(key: str) -> Generator[None]:
 
 
 def _plugin_key(spec: str) -> str:
-    """`spec` as `_plugins` records it: a file as its absolute path."""
-    return str(Path(spec).resolve()) if spec.endswith(".py") else spec
+    """`spec` as `_plugins` records it: a file as its absolute path (also in
+    `file.py:name`)."""
+    if spec.endswith(".py"):
+        return str(Path(spec).resolve())
+    path, colon, name = spec.rpartition(".py:")
+    if colon and path:
+        return f"{Path(path + '.py').resolve()}:{name}"
+    return spec
 
 
-def load_plugin(spec: str, title: str | None = None) -> str:
+def load_plugin(spec: str, title: str | None = None, *, opt_main: bool = False) -> str:
     """Load the plugin `spec` once and return its title.
 
-    `spec` is a `"module:function"` (the function is called), a module (imported;
+    `spec` is a `"module:function"` (the function is called), a
+    `"module:Class"` naming an xDSL `xDSLOptMain` subclass (the dialects and
+    passes it registers are registered), a module (imported;
     its `register()` is called if it has one, else the xDSL dialects and
     `ModulePass` classes it defines are registered) or a path to a `.py` file (run as a module, then the same).
     What it registers, at import or in the call, is listed under `title` (by
     default `plugin <spec>`). A plugin that fails to load raises
     `RegistrationError` naming it and what it raised; what it registered before
-    failing stays registered.
+    failing stays registered. With `opt_main`, `spec` must name an
+    `xDSLOptMain` subclass (`passflow-opt --load-xdsl-opt-main`).
     """
     key = _plugin_key(spec)
-    return _load(key, title or f"plugin {spec}", lambda: _run(_import(key)))
+
+    def load() -> None:
+        plugin = _import(key)
+        if opt_main and not _is_opt_main_class(plugin):
+            raise RegistrationError(
+                f"'{spec}' is {_describe(plugin)}, not an xDSLOptMain subclass; "
+                "fix: name the class, as 'package.module:MyOptMain' or "
+                "'file.py:MyOptMain'"
+            )
+        _run(plugin)
+
+    return _load(key, title or f"plugin {spec}", load)
+
+
+def _describe(obj: object) -> str:
+    if inspect.ismodule(obj):
+        return "a module"
+    if inspect.isclass(obj):
+        return f"the class {obj.__qualname__}"
+    return f"a {type(obj).__name__}"
 
 
 def _load(key: str, title: str, load: Callable[[], None]) -> str:
@@ -426,11 +454,18 @@ def _load(key: str, title: str, load: Callable[[], None]) -> str:
 
 
 def _import(key: str) -> object:
-    """What `key` names: a file's or a module's module, or a module's function."""
+    """What `key` names: a file's or a module's module, or a function (or
+    class) of either (`module:name`, `file.py:name`)."""
     if key.endswith(".py"):
         return _import_file(key)
-    module_name, _, function = key.partition(":")
-    found: object = importlib.import_module(module_name.strip())
+    module_name, _, function = (
+        key.rpartition(":") if ".py:" in key else key.partition(":")
+    )
+    found: object = (
+        _import_file(module_name)
+        if module_name.endswith(".py")
+        else importlib.import_module(module_name.strip())
+    )
     for part in function.split("[")[0].strip().split(".") if function else ():
         found = getattr(found, part)
     return found
@@ -446,9 +481,40 @@ def _run(plugin: object) -> None:
             _register_definitions_of(plugin)
             return
         plugin = register
+    if _is_opt_main_class(plugin):
+        _register_opt_main(plugin)
+        return
     if not callable(plugin):
         raise RegistrationError(f"{plugin!r} is not a function")
     plugin()
+
+
+def _is_opt_main_class(plugin: object) -> bool:
+    """Whether `plugin` is an xDSL `xDSLOptMain` subclass (told by its bases'
+    names, so that other plugins do not import xDSL's driver)."""
+    return inspect.isclass(plugin) and any(
+        base.__name__ == "xDSLOptMain" and base.__module__ == "xdsl.xdsl_opt_main"
+        for base in plugin.__mro__
+    )
+
+
+def _register_opt_main(tool: object) -> None:
+    """Register the dialects and passes an `xDSLOptMain` subclass adds or
+    replaces (`passflow.xdsl_opt_main_plugin`)."""
+    # xDSL's driver, and the scan of installed xDSL universes it makes, cost a
+    # few dozen modules: only a plugin that is an xDSLOptMain pays for them.
+    from passflow.xdsl_opt_main_plugin import is_opt_main, registrations_of
+
+    if not is_opt_main(tool):
+        raise RegistrationError(f"{tool!r} is not an xDSLOptMain subclass")
+    found = registrations_of(cast(Any, tool))
+    for name, dialect in found.dialects.items():
+        ir.register_dialect(name, dialect)
+    for name, factory in found.passes.items():
+        xdsl_class = factory()
+        registered = _passes.get(name)
+        if registered is None or registered.origin != _origin(xdsl_class):
+            register_pass(xdsl_class, argument=name)
 
 
 def _register_definitions_of(module: object) -> None:

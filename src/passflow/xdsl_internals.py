@@ -12,10 +12,12 @@ upgrade that changes one of these things breaks this file, and
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from inspect import getattr_static
+from typing import cast
 
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.context import Context
+from xdsl.ir import Block, Dialect, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import HasFolder
@@ -33,6 +35,7 @@ __all__ = [
     "foreign_op_state",
     "may_write_between",
     "only_affects_own_results",
+    "registered_dialect_factories",
     "restore_foreign_op_state",
     "retarget_rewriter",
     "set_name_hint_verbatim",
@@ -51,6 +54,26 @@ def set_name_hint_verbatim(named: SSAValue | Block, name: str | None) -> None:
     so IR rebuilt in another process would print other names than the original.
     """
     named._name = name  # pyright: ignore[reportPrivateUsage]
+
+
+# --- a context's dialects -----------------------------------------------------------
+
+
+def registered_dialect_factories(ctx: Context) -> dict[str, Callable[[], Dialect]]:
+    """Each dialect registered in `ctx`, by name, with the factory it was
+    registered with (so that reading them loads none).
+
+    xDSL keeps the factories in a private dict; where it has none (another
+    layout), each registered dialect is loaded and returned as it is.
+    """
+    factories = getattr(ctx, "_registered_dialects", None)
+    if isinstance(factories, dict):
+        return dict(cast(dict[str, Callable[[], Dialect]], factories))
+    found: dict[str, Callable[[], Dialect]] = {}
+    for name in list(ctx.registered_dialect_names):
+        dialect = ctx.get_dialect(name)
+        found[name] = lambda dialect=dialect: dialect
+    return found
 
 
 # --- state other code keeps on op objects --------------------------------------------
