@@ -302,7 +302,9 @@ def test_mlir_parse_messages() -> None:
     block = _xdsl_parse_error("func.func @f() {\n  5\n}")
     string = _xdsl_parse_error('"test.op"() {a = "abc')
     messages = {e.msg for e in (block, string) if isinstance(e, ParseError)}
-    assert messages == set(ir._MLIR_PARSE_MESSAGES), (
+    # The hexadecimal float's, xDSL 0.75's only: its own canary checks it.
+    hexadecimal = {"Hexadecimal float constant out of range for type"}
+    assert messages == set(ir._MLIR_PARSE_MESSAGES) - hexadecimal, (
         f"xDSL's messages changed, ir._MLIR_PARSE_MESSAGES translates: {messages}"
     )
 
@@ -313,8 +315,16 @@ def test_unexpected_character_message() -> None:
 
 
 def test_parse_optional_builtin_int_or_float_attr_overflow() -> None:
-    with pytest.raises(OverflowError):
-        Parser(_context(), "%0 = arith.constant 0xFFFFFFFFFF : f16").parse_module()
+    """xDSL 0.74 raises OverflowError for a hexadecimal float wider than its
+    type, later ones a ParseError: passflow turns both into MLIR's message."""
+    err = _xdsl_parse_error("%0 = arith.constant 0xFFFFFFFFFF : f16")
+    if isinstance(err, ParseError):
+        assert err.msg in ir._MLIR_PARSE_MESSAGES
+    else:
+        assert isinstance(err, OverflowError)
+    with pytest.raises(IRParseError) as raised:
+        ir.parse_module("%0 = arith.constant 0xFFFFFFFFFF : f16", _context(), "x.mlir")
+    assert "hexadecimal float constant out of range for type" in str(raised.value)
 
 
 # --- passflow.ir: locations -----------------------------------------------------------

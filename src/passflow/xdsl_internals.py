@@ -19,6 +19,7 @@ from typing import cast
 from xdsl.context import Context
 from xdsl.ir import Block, Dialect, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
+from xdsl.printer import Printer
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import HasFolder
 from xdsl.transforms.common_subexpression_elimination import (
@@ -34,7 +35,9 @@ __all__ = [
     "diagnostic_op_messages",
     "foreign_op_state",
     "may_write_between",
+    "new_value_name_id",
     "only_affects_own_results",
+    "print_new_line",
     "registered_dialect_factories",
     "restore_foreign_op_state",
     "retarget_rewriter",
@@ -54,6 +57,22 @@ def set_name_hint_verbatim(named: SSAValue | Block, name: str | None) -> None:
     so IR rebuilt in another process would print other names than the original.
     """
     named._name = name  # pyright: ignore[reportPrivateUsage]
+
+
+# --- printing -----------------------------------------------------------------------
+
+
+def new_value_name_id(printer: Printer) -> str:
+    """The next number `printer` would give an unnamed value (`%0`, `%1`, ...),
+    taken so that no value gets it: MLIR numbers ops without results too when
+    it prints value users (`--mlir-print-value-users`)."""
+    return printer._get_new_valid_name_id()  # pyright: ignore[reportPrivateUsage]
+
+
+def print_new_line(printer: Printer) -> None:
+    """End the line `printer` is on, at its indentation (a comment line of
+    its own)."""
+    printer._print_new_line()  # pyright: ignore[reportPrivateUsage]
 
 
 # --- a context's dialects -----------------------------------------------------------
