@@ -30,7 +30,7 @@ from xdsl.dialects.builtin import (
     UnknownLoc,
     i32,
 )
-from xdsl.ir import Attribute, Block, Operation, SSAValue, TypeAttribute
+from xdsl.ir import Attribute, Block, Dialect, Operation, SSAValue, TypeAttribute
 from xdsl.parser import Parser
 from xdsl.parser.core import UnresolvedOperand
 from xdsl.parser.generic_parser import ParserState
@@ -535,3 +535,32 @@ def test_module_op_is_what_the_parser_wraps_ops_in() -> None:
         "xDSL's implicit module changed: ir.parse_module tells it from a written "
         "module by identity with the last top-level op parsed"
     )
+
+
+def test_context_keeps_registered_dialect_factories_unloaded() -> None:
+    made: list[str] = []
+
+    def lazy() -> Dialect:
+        made.append("lazy")
+        return test.Test
+
+    ctx = Context()
+    ctx.register_dialect("lazy", lazy)
+    ctx.load_dialect(arith.Arith)
+    factories = xdsl_internals.registered_dialect_factories(ctx)
+    assert isinstance(getattr(ctx, "_registered_dialects", None), dict), (
+        "xDSL's Context no longer keeps its dialect factories in _registered_dialects: "
+        "xdsl_internals.registered_dialect_factories now loads every dialect"
+    )
+    assert set(factories) == {"lazy", "arith"} and made == []
+    assert factories["arith"]() is arith.Arith
+
+
+def test_printer_value_numbering_and_new_line() -> None:
+    out = io.StringIO()
+    printer = Printer(stream=out)
+    assert [xdsl_internals.new_value_name_id(printer) for _ in range(2)] == ["0", "1"]
+    printer.print_string("// a")
+    xdsl_internals.print_new_line(printer)
+    printer.print_string("// b")
+    assert out.getvalue() == "// a\n// b"
