@@ -45,7 +45,8 @@ def add_plugin_flags(parser: FlagParser) -> None:
         default=[],
         metavar="FILE.py|MODULE",
         help="load passes from a Python file or module (its register() is "
-        "called, if it has one); may be repeated",
+        "called, if it has one; else the xDSL ModulePass classes it defines "
+        "register by name); may be repeated",
     )
     parser.add_option(
         _DIALECT_PLUGIN,
