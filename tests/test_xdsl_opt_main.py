@@ -113,3 +113,18 @@ def test_anything_else_is_refused_naming_the_fix() -> None:
         load_plugin(f"{__name__}:MarkingDCE", opt_main=True)
     with pytest.raises(RegistrationError, match="is a module, not an xDSLOptMain"):
         load_plugin("json", opt_main=True)
+
+
+def test_the_result_cache_key_holds_the_subclass_file(tmp_path: Path) -> None:
+    """An edit to the file of an xDSLOptMain subclass changes the cache key of
+    a run that loads it, as an edit to a pass plugin does."""
+    from passflow.tools.cache_options import cache_salt
+    from passflow.tools.opt import parse_command_line
+
+    tool = tmp_path / "tool.py"
+    tool.write_text(EXAMPLE.read_text())
+    argv = [f"--load-xdsl-opt-main={tool}:ToyOptMain", "-p", "builtin.module(cse)"]
+    before = cache_salt(parse_command_line(argv))
+    assert cache_salt(parse_command_line(argv)) == before
+    tool.write_text(EXAMPLE.read_text() + "\n# edited\n")
+    assert cache_salt(parse_command_line(argv)) != before
