@@ -357,3 +357,15 @@ def test_the_example_plugin_imports_no_passflow() -> None:
         if line.startswith(("import", "from"))
     ]
     assert imports and not any("passflow" in line for line in imports)
+
+
+def test_a_clone_keeps_what_the_instance_holds_beside_its_fields() -> None:
+    held = PassflowPass.of(adapt(TagFunctions(tag="inner")))
+    clone = adapt(held).clone()
+    assert isinstance(clone.xdsl_pass, PassflowPass)
+    assert clone.xdsl_pass.passflow_pass is held.passflow_pass
+    module = ir.parse_module(ADDS)
+    pm = PassManager()
+    pm.add(clone)
+    pm.run(module)
+    assert "inner = 1 : i32" in ir.print_op(module)

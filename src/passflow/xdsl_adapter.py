@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 from functools import cache
 from typing import ClassVar, TypeGuard
 
@@ -243,15 +244,21 @@ class XDSLPass(OperationPass):
     def clone(self) -> XDSLPass:
         """A copy running its own copy of the xDSL pass: rebuilt from its
         options, or copied when they do not round-trip (a field xDSL's spec
-        cannot print)."""
+        cannot print, state kept on the instance beside its fields)."""
         new = super().clone()
-        if self.xdsl_pass is not None:
+        held = self.xdsl_pass
+        if held is None:
+            return new
+        fields = {field.name for field in dataclasses.fields(held)}
+        if set(getattr(held, "__dict__", {})) <= fields:
             try:
                 new.xdsl_pass = self.xdsl_class.from_pass_spec(
-                    self.xdsl_pass.pipeline_pass_spec(include_default=True)
+                    held.pipeline_pass_spec(include_default=True)
                 )
+                return new
             except Exception:
-                new.xdsl_pass = copy.copy(self.xdsl_pass)
+                pass
+        new.xdsl_pass = copy.copy(held)
         return new
 
 
