@@ -312,8 +312,8 @@ def test_wrong_argument_types_are_graph_errors_naming_the_argument() -> None:
     with pytest.raises(
         PipelineGraphError,
         match=r"populate of pipeline 'a' in graph 'numba-mlir' must be a function "
-        r"taking the pipeline's OpPassManager, pipeline text or an object with "
-        r"build\(\), got int 3",
+        r"taking the pipeline's OpPassManager, pipeline text, an object with "
+        r"build\(\) or an xDSL ModulePass or PassPipeline, got int 3",
     ):
         untyped("a", populate=3)
     assert graph.names == ()  # nothing was registered

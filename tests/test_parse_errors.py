@@ -15,6 +15,7 @@ from xdsl.dialects import arith
 from passflow import ir
 from passflow.diagnostics import IRParseError
 from passflow.tools import opt
+from passflow.xdsl_version import installed_xdsl_version
 
 
 def parse_error(text: str, *, allow_unregistered: bool = False) -> str:
@@ -67,9 +68,11 @@ def test_any_exception_while_parsing_an_op_is_an_error_at_the_op(
 
 def test_an_attribute_its_verifier_rejects_is_an_error_at_the_attribute() -> None:
     text = '#a = !x86.reg64<foo>\n"test.op"() {r = #a} : () -> ()\n'
+    # xDSL 0.75 reports this one itself, at the parameter it rejects.
+    version = installed_xdsl_version() or ""
     assert parse_error(text) == caret(
         1,
-        6,
+        6 if version.startswith("0.74.") else 17,
         "Invalid register name foo for register type x86.reg64.",
         "#a = !x86.reg64<foo>",
     )

@@ -46,6 +46,10 @@ def pyright_errors(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[s
             "--outputjson",
             "--project",
             str(ROOT / "pyproject.toml"),
+            # This interpreter's packages (another xDSL in another venv), not
+            # the `.venv` pyproject.toml names.
+            "--pythonpath",
+            sys.executable,
             *map(str, scripts.values()),
         ],
         cwd=ROOT,

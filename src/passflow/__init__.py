@@ -16,11 +16,18 @@ unknown name). It imports nothing either: every name loads its module on first u
 (`from passflow import PassManager` loads the pass manager and what it needs,
 not the executors, the builder or the graph), so a program, and passflow-opt,
 pays at start-up only for the layers it uses.
+
+The one thing it does is check the installed xDSL: one outside the supported
+range (`passflow.xdsl_version.SUPPORTED_XDSL`) is an `ImportError` saying which
+range and how to install it.
 """
 
 from typing import TYPE_CHECKING
 
 from passflow.lazy import lazy_exports as _lazy_exports
+from passflow.xdsl_version import check_xdsl_version as _check_xdsl_version
+
+_check_xdsl_version()
 
 if TYPE_CHECKING:
     from passflow import ir
@@ -97,6 +104,11 @@ if TYPE_CHECKING:
         add_pass_manager_flags,
     )
     from passflow.tools.remark_options import add_remark_flags, remark_session
+    from passflow.xdsl_pipeline import (
+        PassflowPass,
+        from_xdsl_pipeline,
+        to_xdsl_pipeline,
+    )
 
 __version__ = "0.1.0"
 """passflow's version (the package metadata's, which reads it from here)."""
@@ -175,6 +187,11 @@ _MODULES = {
         "add_pass_manager_flags",
     ),
     "passflow.tools.remark_options": ("add_remark_flags", "remark_session"),
+    "passflow.xdsl_pipeline": (
+        "PassflowPass",
+        "from_xdsl_pipeline",
+        "to_xdsl_pipeline",
+    ),
 }
 """Each module passflow re-exports from, and the names it takes from it."""
 
@@ -217,6 +234,7 @@ __all__ = [
     "PassNestingError",
     "PassPipelineError",
     "PassflowError",
+    "PassflowPass",
     "PipelineBuilder",
     "PipelineCycleError",
     "PipelineGraph",
@@ -248,6 +266,7 @@ __all__ = [
     "add_action_flags",
     "add_pass_manager_flags",
     "add_remark_flags",
+    "from_xdsl_pipeline",
     "ir",
     "load_plugin",
     "parse_pass_pipeline",
@@ -257,4 +276,5 @@ __all__ = [
     "register_pass",
     "register_pipeline",
     "remark_session",
+    "to_xdsl_pipeline",
 ]

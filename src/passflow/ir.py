@@ -747,7 +747,8 @@ class _LocatingParser(Parser):
         self,
     ) -> IntegerAttr | FloatAttr | None:
         """xDSL's, with MLIR's error for a hexadecimal float literal wider than
-        its type (xDSL's conversion raises `OverflowError`)."""
+        its type (xDSL 0.74's conversion raises `OverflowError`; later ones
+        raise their own message, which `_MLIR_PARSE_MESSAGES` translates)."""
         token = self._current_token
         try:
             return super().parse_optional_builtin_int_or_float_attr()
@@ -1037,6 +1038,11 @@ _MLIR_PARSE_MESSAGES = {
     " in block definition": "expected operation name in quotes",
     "End of file reached before closing string literal.": (
         "expected '\"' in string literal"
+    ),
+    # xDSL 0.75 and later (0.74 raised OverflowError: see
+    # `parse_optional_builtin_int_or_float_attr`).
+    "Hexadecimal float constant out of range for type": (
+        "hexadecimal float constant out of range for type"
     ),
 }
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import io
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import IO, Any, cast
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -36,6 +36,7 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.printer import Printer
 
 from passflow.print_options import PrintOptions
+from passflow.xdsl_internals import new_value_name_id, print_new_line
 
 __all__ = ["LocationAliases", "OptionsPrinter", "options_printer", "print_with_options"]
 
@@ -126,20 +127,39 @@ class LocationAliases:
         return [(a.name, loc) for a, loc in found]
 
 
-@dataclass(eq=False, repr=False)
 class OptionsPrinter(Printer):
-    """xDSL's printer with mlir-opt's printing flags (`PrintOptions`)."""
+    """xDSL's printer with mlir-opt's printing flags (`PrintOptions`).
 
-    options: PrintOptions = field(default_factory=PrintOptions)
-    locate_op: LocateOp | None = None
-    locate_arg: LocateArg | None = None
-    aliases: LocationAliases | None = None
-    _ops: list[Operation] = field(default_factory=lambda: list[Operation]())
-    _arg: BlockArgument | None = None
-    _op_ids: dict[Operation, str] = field(default_factory=lambda: {})
-    _pending_args: list[BlockArgument] = field(default_factory=lambda: [])
-    _naming: bool = False
-    """The first of two prints with value users: it only names values."""
+    A plain subclass with its own constructor, which passes xDSL's printer only
+    the keywords every supported xDSL takes (xDSL 0.74's printer is a
+    dataclass; 0.75's has a constructor of its own).
+    """
+
+    def __init__(
+        self,
+        *,
+        stream: IO[str],
+        options: PrintOptions | None = None,
+        locate_op: LocateOp | None = None,
+        locate_arg: LocateArg | None = None,
+        aliases: LocationAliases | None = None,
+    ) -> None:
+        options = options if options is not None else PrintOptions()
+        super().__init__(
+            stream=stream,
+            print_generic_format=options.generic,
+            print_debuginfo=options.debug_info,
+        )
+        self.options = options
+        self.locate_op = locate_op
+        self.locate_arg = locate_arg
+        self.aliases = aliases
+        self._ops: list[Operation] = []
+        self._arg: BlockArgument | None = None
+        self._op_ids: dict[Operation, str] = {}
+        self._pending_args: list[BlockArgument] = []
+        self._naming = False
+        """The first of two prints with value users: it only names values."""
 
     # --- locations ----------------------------------------------------------
 
@@ -290,7 +310,7 @@ class OptionsPrinter(Printer):
 
     def _number_op(self, op: Operation) -> None:
         if self.options.value_users and not op.results and op not in self._op_ids:
-            self._op_ids[op] = self._get_new_valid_name_id()
+            self._op_ids[op] = new_value_name_id(self)
 
     def enter_scope(self) -> None:
         if not self.options.unique_ssa_ids:
@@ -365,7 +385,7 @@ class OptionsPrinter(Printer):
                 self.print_string(f"// {name} is used by {', '.join(users)}")
             else:
                 self.print_string(f"// {name} is unused")
-            self._print_new_line()
+            print_new_line(self)
 
 
 def options_printer(
@@ -377,8 +397,6 @@ def options_printer(
     """A printer for `options` (writing to a string until given a stream)."""
     return OptionsPrinter(
         stream=io.StringIO(),
-        print_generic_format=options.generic,
-        print_debuginfo=options.debug_info,
         options=options,
         locate_op=locate_op,
         locate_arg=locate_arg,

@@ -20,11 +20,14 @@ from collections.abc import Iterable, Iterator, Sequence
 from enum import Enum
 from typing import TextIO
 
+from xdsl.passes import ModulePass
+
 from passflow import ir
 from passflow.callable_pass import PassCallable, callable_pass, check_undescribed
 from passflow.diagnostics import Diagnostic, PassflowError, PassNestingError, Severity
 from passflow.ir import Context, Operation, OperationName
 from passflow.pass_base import Pass, PassRun
+from passflow.xdsl_adapter import adapt, is_module_pass
 
 __all__ = [
     "Nesting",
@@ -128,7 +131,7 @@ class OpPassManager:
 
     def add(
         self,
-        pass_: Pass | PassCallable,
+        pass_: Pass | PassCallable | ModulePass | type[ModulePass],
         name: str | None = None,
         argument: str | None = "",
         description: str | None = "",
@@ -138,10 +141,16 @@ class OpPassManager:
 
         A callable `run(op, pass_)` is added as a pass, described by `name`,
         `argument`, `description` and `op_name` (MLIR's Python-defined passes,
-        `passflow.callable_pass`). Anything else is a `TypeError` that says
-        what to add instead.
+        `passflow.callable_pass`). An xDSL `ModulePass` instance, or a class
+        without required fields, runs as it is (`passflow.xdsl_adapter`).
+        Anything else is a `TypeError` that says what to add instead.
         """
-        if not isinstance(pass_, Pass):
+        if is_module_pass(pass_):
+            check_undescribed(
+                f"the xDSL pass '{pass_.name}'", name, argument, description, op_name
+            )
+            pass_ = adapt(pass_)
+        elif not isinstance(pass_, Pass):
             pass_ = callable_pass(pass_, name, argument, description, op_name)
         else:
             check_undescribed(

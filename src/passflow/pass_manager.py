@@ -21,6 +21,8 @@ from collections.abc import Iterable
 from enum import Enum
 from typing import TYPE_CHECKING, Self, TextIO, cast
 
+from xdsl.passes import ModulePass
+
 from passflow import ir
 from passflow.analysis import AnalysisManager
 from passflow.callable_pass import PassCallable, check_undescribed
@@ -133,7 +135,7 @@ class PassManager(OpPassManager):
 
     def add(
         self,
-        pass_: Pass | PassCallable | str,
+        pass_: Pass | PassCallable | ModulePass | type[ModulePass] | str,
         name: str | None = None,
         argument: str | None = "",
         description: str | None = "",
@@ -146,7 +148,8 @@ class PassManager(OpPassManager):
         as written (explicit nesting), or nothing is added and
         `PipelineParseError` (a `ValueError`) says why. A callable
         `run(op, pass_)` and its `name`, `argument`, `description`, `op_name`
-        are MLIR's Python-defined passes (`OpPassManager.add`).
+        are MLIR's Python-defined passes; an xDSL `ModulePass` runs as it is
+        (`OpPassManager.add`).
         """
         if isinstance(pass_, str):
             check_undescribed("pipeline text", name, argument, description, op_name)

@@ -6,7 +6,8 @@ passes here. Pipelines are looked up before passes, as in MLIR.
 The registry names none of the passes it holds: they come in through one
 mechanism, plugins (`load_plugin`). A plugin is a `"module:function"` that
 registers passes, pipelines or dialects when called, a module (its `register()`,
-if it has one, is called after import), or a `.py` file. passflow's own passes
+if it has one, is called after import; without one, the xDSL dialects and
+`ModulePass` classes it defines are registered), or a `.py` file. passflow's own passes
 are two such plugins, which the tool loads as mlir-opt calls
 `registerAllPasses()` (`passflow.register_all_passes`); installed packages
 declare theirs as entry points of the `passflow.passes` group (passflow declares
@@ -35,12 +36,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
 
+from xdsl.passes import ModulePass
+
 from passflow import ir
 from passflow.diagnostics import OptionError, RegistrationError
 from passflow.manager import OpPassManager
 from passflow.options import PipelineOptions
 from passflow.pass_base import Pass
 from passflow.trust import check_pass
+from passflow.xdsl_adapter import adapt, adapter_class
 from passflow.xdsl_passes import adapter_for
 
 if TYPE_CHECKING:
@@ -71,6 +75,7 @@ __all__ = [
 ENTRY_POINT_GROUP = "passflow.passes"
 
 PassT = TypeVar("PassT", bound=type[Pass])
+ModulePassT = TypeVar("ModulePassT", bound=type[ModulePass])
 
 
 @dataclass(frozen=True)
@@ -175,23 +180,44 @@ def _claim(argument: str, origin: str) -> None:
 def register_pass(target: PassT, *, argument: str | None = None) -> PassT: ...
 @overload
 def register_pass(
-    target: Callable[[], Pass], *, argument: str | None = None
-) -> Callable[[], Pass]: ...
+    target: ModulePassT, *, argument: str | None = None
+) -> ModulePassT: ...
+@overload
+def register_pass(
+    target: Callable[[], Pass | ModulePass], *, argument: str | None = None
+) -> Callable[[], Pass | ModulePass]: ...
 def register_pass(target: Any, *, argument: str | None = None) -> Any:
     """Register a pass class (use as a decorator) or a factory returning a pass.
 
     The pass is found by `argument` (default: the class's `argument`). A factory
     is for passes whose constructor needs arguments; it is called once here to
-    learn the pass class.
+    learn the pass class. An xDSL `ModulePass` class, or a factory of xDSL
+    passes, registers as it is: its `name` is its argument, its fields its
+    options (`passflow.xdsl_adapter`).
     """
-    factory = cast(Callable[[], Pass], target)
-    pass_class = target if inspect.isclass(target) else type(factory())
-    if not issubclass(pass_class, Pass):
-        raise RegistrationError(f"cannot register {_origin(target)}: not a Pass")
-    name = argument or pass_class.argument
     origin = _origin(target)
+    factory = cast(Callable[[], object], target)
+    if inspect.isclass(target):
+        pass_class = cast(type, target)
+    else:
+        made = factory()
+        pass_class = type(made)
+        if isinstance(made, ModulePass):
+            made_by = cast(Callable[[], ModulePass], target)
+            factory = lambda: adapt(made_by())  # noqa: E731
+    if issubclass(pass_class, ModulePass):
+        pass_class = adapter_class(pass_class)
+        if inspect.isclass(target):
+            factory = pass_class
+    if not issubclass(pass_class, Pass):
+        raise RegistrationError(
+            f"cannot register {origin}: not a Pass nor an xDSL ModulePass"
+        )
+    name = argument or pass_class.argument
     _claim(name, origin)
-    _passes[name] = PassInfo(name, factory, pass_class, origin, _source_of(name))
+    _passes[name] = PassInfo(
+        name, cast(Callable[[], Pass], factory), pass_class, origin, _source_of(name)
+    )
     _lazy.pop(name, None)
     return target
 
@@ -248,10 +274,12 @@ def _import_lazy(argument: str) -> None:
     if _lazy.get(argument) is not lazy:
         return  # its module registered it
     target = getattr(module, lazy.name, None)
+    if inspect.isclass(target) and issubclass(target, ModulePass):
+        target = adapter_class(target)
     if not (inspect.isclass(target) and issubclass(target, Pass)):
         raise RegistrationError(
             f"'{argument}' was registered as {lazy.origin}, but importing "
-            f"{lazy.module} did not register it and it is not a pass class"
+            f"{lazy.module} did not register it and it is not a pass class nor an xDSL ModulePass"
         )
     _passes[argument] = PassInfo(argument, target, target, lazy.origin, lazy.source)
     _lazy.pop(argument, None)
@@ -362,23 +390,51 @@ def _registering(key: str) -> Generator[None]:
 
 
 def _plugin_key(spec: str) -> str:
-    """`spec` as `_plugins` records it: a file as its absolute path."""
-    return str(Path(spec).resolve()) if spec.endswith(".py") else spec
+    """`spec` as `_plugins` records it: a file as its absolute path (also in
+    `file.py:name`)."""
+    if spec.endswith(".py"):
+        return str(Path(spec).resolve())
+    path, colon, name = spec.rpartition(".py:")
+    if colon and path:
+        return f"{Path(path + '.py').resolve()}:{name}"
+    return spec
 
 
-def load_plugin(spec: str, title: str | None = None) -> str:
+def load_plugin(spec: str, title: str | None = None, *, opt_main: bool = False) -> str:
     """Load the plugin `spec` once and return its title.
 
-    `spec` is a `"module:function"` (the function is called), a module (imported;
-    its `register()` is called if it has one, else the xDSL dialects it defines
-    are registered) or a path to a `.py` file (run as a module, then the same).
+    `spec` is a `"module:function"` (the function is called), a
+    `"module:Class"` naming an xDSL `xDSLOptMain` subclass (the dialects and
+    passes it registers are registered), a module (imported;
+    its `register()` is called if it has one, else the xDSL dialects and
+    `ModulePass` classes it defines are registered) or a path to a `.py` file (run as a module, then the same).
     What it registers, at import or in the call, is listed under `title` (by
     default `plugin <spec>`). A plugin that fails to load raises
     `RegistrationError` naming it and what it raised; what it registered before
-    failing stays registered.
+    failing stays registered. With `opt_main`, `spec` must name an
+    `xDSLOptMain` subclass (`passflow-opt --load-xdsl-opt-main`).
     """
     key = _plugin_key(spec)
-    return _load(key, title or f"plugin {spec}", lambda: _run(_import(key)))
+
+    def load() -> None:
+        plugin = _import(key)
+        if opt_main and not _is_opt_main_class(plugin):
+            raise RegistrationError(
+                f"'{spec}' is {_describe(plugin)}, not an xDSLOptMain subclass; "
+                "fix: name the class, as 'package.module:MyOptMain' or "
+                "'file.py:MyOptMain'"
+            )
+        _run(plugin)
+
+    return _load(key, title or f"plugin {spec}", load)
+
+
+def _describe(obj: object) -> str:
+    if inspect.ismodule(obj):
+        return "a module"
+    if inspect.isclass(obj):
+        return f"the class {obj.__qualname__}"
+    return f"a {type(obj).__name__}"
 
 
 def _load(key: str, title: str, load: Callable[[], None]) -> str:
@@ -398,11 +454,18 @@ def _load(key: str, title: str, load: Callable[[], None]) -> str:
 
 
 def _import(key: str) -> object:
-    """What `key` names: a file's or a module's module, or a module's function."""
+    """What `key` names: a file's or a module's module, or a function (or
+    class) of either (`module:name`, `file.py:name`)."""
     if key.endswith(".py"):
         return _import_file(key)
-    module_name, _, function = key.partition(":")
-    found: object = importlib.import_module(module_name.strip())
+    module_name, _, function = (
+        key.rpartition(":") if ".py:" in key else key.partition(":")
+    )
+    found: object = (
+        _import_file(module_name)
+        if module_name.endswith(".py")
+        else importlib.import_module(module_name.strip())
+    )
     for part in function.split("[")[0].strip().split(".") if function else ():
         found = getattr(found, part)
     return found
@@ -410,21 +473,55 @@ def _import(key: str) -> object:
 
 def _run(plugin: object) -> None:
     """Call a plugin function, or a plugin module's `register()`; a module
-    without one registered its passes when imported, and its dialects here."""
+    without one registered its passes when imported, or has its xDSL dialects
+    and passes registered here."""
     if inspect.ismodule(plugin):
         register = getattr(plugin, "register", None)
         if register is None:
-            _register_dialects_of(plugin)
+            _register_definitions_of(plugin)
             return
         plugin = register
+    if _is_opt_main_class(plugin):
+        _register_opt_main(plugin)
+        return
     if not callable(plugin):
         raise RegistrationError(f"{plugin!r} is not a function")
     plugin()
 
 
-def _register_dialects_of(module: object) -> None:
+def _is_opt_main_class(plugin: object) -> bool:
+    """Whether `plugin` is an xDSL `xDSLOptMain` subclass (told by its bases'
+    names, so that other plugins do not import xDSL's driver)."""
+    return inspect.isclass(plugin) and any(
+        base.__name__ == "xDSLOptMain" and base.__module__ == "xdsl.xdsl_opt_main"
+        for base in plugin.__mro__
+    )
+
+
+def _register_opt_main(tool: object) -> None:
+    """Register the dialects and passes an `xDSLOptMain` subclass adds or
+    replaces (`passflow.xdsl_opt_main_plugin`)."""
+    # xDSL's driver, and the scan of installed xDSL universes it makes, cost a
+    # few dozen modules: only a plugin that is an xDSLOptMain pays for them.
+    from passflow.xdsl_opt_main_plugin import is_opt_main, registrations_of
+
+    if not is_opt_main(tool):
+        raise RegistrationError(f"{tool!r} is not an xDSLOptMain subclass")
+    found = registrations_of(cast(Any, tool))
+    for name, dialect in found.dialects.items():
+        ir.register_dialect(name, dialect)
+    for name, factory in found.passes.items():
+        xdsl_class = factory()
+        registered = _passes.get(name)
+        if registered is None or registered.origin != _origin(xdsl_class):
+            register_pass(xdsl_class, argument=name)
+
+
+def _register_definitions_of(module: object) -> None:
     """Register each xDSL dialect `module` defines (one of its ops or attributes
-    is a class of the module): a file of xDSL dialects is a plugin as it is."""
+    is a class of the module) and each xDSL `ModulePass` class it defines with
+    a `name` of its own (one that `register_pass` did not register at import):
+    a file of xDSL dialects and passes is a plugin as it is."""
     name = getattr(module, "__name__", None)
     for value in list(vars(module).values()):
         if isinstance(value, ir.Dialect) and any(
@@ -432,6 +529,16 @@ def _register_dialects_of(module: object) -> None:
             for definition in (*value.operations, *value.attributes)
         ):
             ir.register_dialect(value.name, value)
+        elif (
+            inspect.isclass(value)
+            and issubclass(value, ModulePass)
+            and value.__module__ == name
+            and isinstance(value.__dict__.get("name"), str)
+            and not inspect.isabstract(value)
+        ):
+            registered = _passes.get(value.name)
+            if registered is None or registered.origin != _origin(value):
+                register_pass(value)
 
 
 def _import_file(path: str) -> object:

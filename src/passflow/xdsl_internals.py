@@ -12,11 +12,14 @@ upgrade that changes one of these things breaks this file, and
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from inspect import getattr_static
+from typing import cast
 
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.context import Context
+from xdsl.ir import Block, Dialect, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
+from xdsl.printer import Printer
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import HasFolder
 from xdsl.transforms.common_subexpression_elimination import (
@@ -32,7 +35,10 @@ __all__ = [
     "diagnostic_op_messages",
     "foreign_op_state",
     "may_write_between",
+    "new_value_name_id",
     "only_affects_own_results",
+    "print_new_line",
+    "registered_dialect_factories",
     "restore_foreign_op_state",
     "retarget_rewriter",
     "set_name_hint_verbatim",
@@ -51,6 +57,42 @@ def set_name_hint_verbatim(named: SSAValue | Block, name: str | None) -> None:
     so IR rebuilt in another process would print other names than the original.
     """
     named._name = name  # pyright: ignore[reportPrivateUsage]
+
+
+# --- printing -----------------------------------------------------------------------
+
+
+def new_value_name_id(printer: Printer) -> str:
+    """The next number `printer` would give an unnamed value (`%0`, `%1`, ...),
+    taken so that no value gets it: MLIR numbers ops without results too when
+    it prints value users (`--mlir-print-value-users`)."""
+    return printer._get_new_valid_name_id()  # pyright: ignore[reportPrivateUsage]
+
+
+def print_new_line(printer: Printer) -> None:
+    """End the line `printer` is on, at its indentation (a comment line of
+    its own)."""
+    printer._print_new_line()  # pyright: ignore[reportPrivateUsage]
+
+
+# --- a context's dialects -----------------------------------------------------------
+
+
+def registered_dialect_factories(ctx: Context) -> dict[str, Callable[[], Dialect]]:
+    """Each dialect registered in `ctx`, by name, with the factory it was
+    registered with (so that reading them loads none).
+
+    xDSL keeps the factories in a private dict; where it has none (another
+    layout), each registered dialect is loaded and returned as it is.
+    """
+    factories = getattr(ctx, "_registered_dialects", None)
+    if isinstance(factories, dict):
+        return dict(cast(dict[str, Callable[[], Dialect]], factories))
+    found: dict[str, Callable[[], Dialect]] = {}
+    for name in list(ctx.registered_dialect_names):
+        dialect = ctx.get_dialect(name)
+        found[name] = lambda dialect=dialect: dialect
+    return found
 
 
 # --- state other code keeps on op objects --------------------------------------------

@@ -14,10 +14,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
+from xdsl.passes import ModulePass
+
 from passflow.builder.errors import BuilderError
 from passflow.manager import Nesting, OpPassManager, OpToOpPassAdaptor
 from passflow.pass_base import Pass
 from passflow.pipeline_text import parse_pass_pipeline_into
+from passflow.xdsl_adapter import adapt
 
 __all__ = ["Bundle", "cleanup"]
 
@@ -26,8 +29,8 @@ __all__ = ["Bundle", "cleanup"]
 class Bundle:
     """A named group of passes, e.g. `Bundle("tpp-mapping", PackPass(), "canonicalize")`.
 
-    Members are pass instances or pipeline text naming registered passes (options
-    allowed: `"canonicalize{max-iterations=3}"`). They cannot be nested pipelines.
+    Members are pass instances (xDSL `ModulePass`es too) or pipeline text naming
+    registered passes (options allowed: `"canonicalize{max-iterations=3}"`). They cannot be nested pipelines.
     An op-restricted member still runs on its op, because `build()` nests it as
     `OpPassManager.add` does with implicit nesting. A bundle is a template: each
     time it is added, the builder stores fresh copies of its passes.
@@ -36,7 +39,9 @@ class Bundle:
     name: str
     passes: tuple[Pass, ...]
 
-    def __init__(self, name: str, *passes: Pass | str) -> None:
+    def __init__(
+        self, name: str, *passes: Pass | ModulePass | type[ModulePass] | str
+    ) -> None:
         if not name:
             raise BuilderError(
                 "a bundle needs a name, which explain() and the build report show; "
@@ -44,7 +49,12 @@ class Bundle:
             )
         members: list[Pass] = []
         for item in passes:
-            members.extend(passes_from_text(item) if isinstance(item, str) else [item])
+            if isinstance(item, str):
+                members.extend(passes_from_text(item))
+            elif isinstance(item, Pass):
+                members.append(item)
+            else:
+                members.append(adapt(item))
         if not members:
             raise BuilderError(
                 f"bundle '{name}' has no passes; fix: give it at least one pass"

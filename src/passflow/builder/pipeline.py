@@ -80,10 +80,11 @@ from passflow.manager import OpPassManager
 from passflow.pass_base import Pass
 from passflow.pass_manager import PassManager
 from passflow.pipeline_text import parse_pass_pipeline, parse_pipeline_elements
+from passflow.xdsl_adapter import adapt, is_module_pass
 
 __all__ = ["BuildReport", "PipelineBuilder", "diff_pipelines"]
 
-Item: TypeAlias = "Pass | Bundle | str"
+Item: TypeAlias = "Pass | ModulePass | type[ModulePass] | Bundle | str"
 """What can be added or inserted: a pass, a bundle, or pipeline text such as
 `"canonicalize{max-iterations=3}"` or `"func.func(cse)"`."""
 
@@ -471,7 +472,7 @@ class PipelineBuilder:
         Those kinds carry over when another pass replaces one of these passes.
         """
         what = f"add({_item_code(item)})"
-        self._check_item(what, item, kinds)
+        item = self._check_item(what, item, kinds)
         entries = entries_from(item, self._origin("add"), kinds)
         path = (*self._enclosing, self.anchor)
         op = misfit(entries, self.anchor, path)
@@ -589,7 +590,7 @@ class PipelineBuilder:
         back as it does for a missing pass.
         """
         what = f'add_at("{point}", {_item_code(item)})'
-        self._check_item(what, item, kinds)
+        item = self._check_item(what, item, kinds)
         shared = self._shared
         entry = shared.points.get(point)
         if entry is None:
@@ -776,14 +777,14 @@ class PipelineBuilder:
         checked again.
         """
         via = _call("replace", anchor, occurrence, None)
-        self._check_item(via, new, kinds)
+        placed = self._check_item(via, new, kinds)
         sites = select(via, anchor, occurrence, self._level, self._shared.tree)
         origin = self._origin(via)
 
         def change() -> None:
             for site in sites:
                 tags = (*kinds, *site.entry.tags) if keep_kinds else kinds
-                units = entries_from(_fresh(new, site is sites[0]), origin, tags)
+                units = entries_from(_fresh(placed, site is sites[0]), origin, tags)
                 self._replace_at(via, site, units)
                 self._shared.history.append(
                     f"replaced {site.describe()} with {_item_code(new)}: "
@@ -933,13 +934,13 @@ class PipelineBuilder:
     ) -> None:
         via = _call(name, anchor, occurrence, -1 if after else 0)
         what = f"{name}({_item_code(new)}, {anchor_code(anchor)})"
-        self._check_item(what, new, kinds)
+        placed = self._check_item(what, new, kinds)
         tree = self._shared.tree
         sites = select(what, anchor, occurrence, self._level, tree)
         origin = self._origin(via)
         placements: list[tuple[int, Entry, list[Entry], Site]] = []
         for site in sites:
-            units = entries_from(_fresh(new, site is sites[0]), origin, kinds)
+            units = entries_from(_fresh(placed, site is sites[0]), origin, kinds)
             depth = placement(what, site, units, self._enclosing)
             level = site.steps[depth][0]
             depth += len(tree.path(site.entry)) - len(site.steps)  # from the root
@@ -962,9 +963,17 @@ class PipelineBuilder:
 
         self._apply(what, change)
 
-    def _check_item(self, what: str, item: object, kinds: object) -> None:
-        """Refuse, at the call, an item or kinds this builder cannot take: what
-        was given, what was expected, and the fix."""
+    def _check_item(
+        self, what: str, item: object, kinds: object
+    ) -> Pass | Bundle | str:
+        """The item as the builder stores it (an xDSL `ModulePass` adapted); an
+        item or kinds this builder cannot take are refused, at the call: what was
+        given, what was expected, and the fix."""
+        if is_module_pass(item):
+            try:
+                item = adapt(item)
+            except TypeError as err:
+                raise BuilderError(f"{what}: {err}") from None
         if isinstance(item, type) and issubclass(item, Pass):
             raise BuilderError(
                 f"{what}: {item.__name__} is a pass class; fix: pass an instance, "
@@ -1014,6 +1023,7 @@ class PipelineBuilder:
                 if isinstance(given, str)
                 else f"{what}: kinds={given!r}; expected a tuple of kind names"
             )
+        return item
 
     def _replace_at(self, what: str, site: Site, units: list[Entry]) -> None:
         level, _ = site.steps[-1]
@@ -1085,7 +1095,7 @@ def _position(members: list[PassEntry], entry: PassEntry) -> int:
     return next(i for i, m in enumerate(members) if m is entry)
 
 
-def _fresh(item: Item, first: bool) -> Item:
+def _fresh(item: Pass | Bundle | str, first: bool) -> Pass | Bundle | str:
     """The item for one more placement: a pass instance is used once, then cloned."""
     return item.clone() if isinstance(item, Pass) and not first else item
 

@@ -67,7 +67,7 @@ from passflow.manager import OpPassManager
 from passflow.pass_base import Pass, PassPipeline, pipeline_identity
 from passflow.remarks import RemarkCategories, RemarkEngine
 from passflow.runner import RunState, run_pipeline
-from passflow.xdsl_passes import XDSLPass, adapter_for
+from passflow.xdsl_adapter import XDSLPass, adapter_class
 
 __all__ = ["ShippingExecutor"]
 
@@ -126,7 +126,8 @@ class ShippingExecutor(ChildExecutor):
 
 
 class _PipelinePickler(pickle.Pickler):
-    """Pickles passes; xDSL's adapted passes (classes made at lookup) by name."""
+    """Pickles passes; an adapted xDSL pass's class (made at lookup) as the xDSL
+    class it adapts, which pickles by reference."""
 
     def __init__(self, stream: io.BytesIO) -> None:
         super().__init__(stream, pickle.HIGHEST_PROTOCOL)
@@ -135,9 +136,9 @@ class _PipelinePickler(pickle.Pickler):
         if (
             isinstance(obj, type)
             and issubclass(obj, XDSLPass)
-            and adapter_for(obj.argument) is obj
+            and adapter_class(obj.xdsl_class) is obj
         ):
-            return (adapter_for, (obj.argument,))
+            return (adapter_class, (obj.xdsl_class,))
         return NotImplemented
 
 

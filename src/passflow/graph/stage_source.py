@@ -1,4 +1,5 @@
-"""What a stage's passes may come from: a function, pipeline text, or a builder.
+"""What a stage's passes may come from: a function, pipeline text, a builder, or
+xDSL's passes (a `ModulePass` or a `PassPipeline`).
 
 A stage is filled by `populate(pm)`. Pipeline text and pipeline builder objects
 are turned into such a function here, so that a stage written as
@@ -10,6 +11,8 @@ from __future__ import annotations
 
 from typing import Protocol, cast, runtime_checkable
 
+from xdsl.passes import ModulePass, PassPipeline
+
 from passflow.graph.declaration import PopulatePipeline
 from passflow.graph.errors import PipelineGraphError
 from passflow.manager import OpPassManager
@@ -18,6 +21,7 @@ from passflow.pipeline_text import (
     parse_pass_pipeline_into,
     parse_pipeline_elements,
 )
+from passflow.xdsl_adapter import is_module_pass
 
 __all__ = ["PipelineSource", "StageSource", "as_populate", "copy_source"]
 
@@ -43,8 +47,17 @@ class CopyableSource(Protocol):
     def copy(self) -> PipelineSource: ...
 
 
-StageSource = PopulatePipeline | str | PipelineSource
-"""A stage's passes: `populate(pm)`, pipeline text, or a `PipelineSource`."""
+StageSource = (
+    PopulatePipeline
+    | str
+    | PipelineSource
+    | ModulePass
+    | type[ModulePass]
+    | PassPipeline
+)
+"""A stage's passes: `populate(pm)`, pipeline text, a `PipelineSource`, an xDSL
+`ModulePass` (an instance, or a class without required fields) or an xDSL
+`PassPipeline`."""
 
 
 def as_populate(
@@ -55,10 +68,13 @@ def as_populate(
     Text anchored on the stage's anchor (`builtin.module(cse)` in a module graph)
     is the stage itself; any other text (`cse`, `func.func(cse)`) is its
     contents. A builder's pipeline anchored on the stage's anchor (or on `any`)
-    gives its passes; one anchored on another op is nested on that op.
+    gives its passes; one anchored on another op is nested on that op. xDSL
+    passes are added as `OpPassManager.add` adds them.
     """
     if source is None:
         return None
+    if is_module_pass(source) or isinstance(source, PassPipeline):
+        return _from_xdsl(source)
     if isinstance(source, str):
         return _from_text(source)
     if isinstance(source, PipelineSource):
@@ -67,7 +83,8 @@ def as_populate(
         return cast(PopulatePipeline, source)
     raise PipelineGraphError(
         f"populate of pipeline '{name}' in graph '{graph}' must be a function taking "
-        f"the pipeline's {takes}, pipeline text or an object with build(), got "
+        f"the pipeline's {takes}, pipeline text, an object with build() or an xDSL "
+        f"ModulePass or PassPipeline, got "
         f"{type(source).__name__} {source!r}"
     )
 
@@ -92,6 +109,18 @@ def _from_text(text: str) -> PopulatePipeline:
             pm.extend(parse_pass_pipeline(text).passes)
         else:
             parse_pass_pipeline_into(text, pm)
+
+    return populate
+
+
+def _from_xdsl(
+    source: ModulePass | type[ModulePass] | PassPipeline,
+) -> PopulatePipeline:
+    passes = source.passes if isinstance(source, PassPipeline) else (source,)
+
+    def populate(pm: OpPassManager) -> None:
+        for pass_ in passes:
+            pm.add(pass_)
 
     return populate
 

@@ -158,7 +158,7 @@ def cache_salt(inv: Invocation) -> str:
         for name, value in vars(args).items()
         if name not in _NOT_IN_THE_KEY
     )
-    sources = [*inv.plugins.passes, *inv.plugins.dialects]
+    sources = [*inv.plugins.passes, *inv.plugins.dialects, *inv.plugins.opt_mains]
     if args.irdl_file:
         sources.append(args.irdl_file)
     loaded = [_source_text(source) for source in sources]
@@ -167,9 +167,11 @@ def cache_salt(inv: Invocation) -> str:
 
 
 def _source_text(source: str) -> str:
-    """The text of a plugin (a file, or a loaded module's file) or IRDL file."""
-    module = sys.modules.get(source.partition(":")[0])
-    path = getattr(module, "__file__", None) or source
+    """The text of a plugin (a file, or a loaded module's file, also as
+    `file.py:name` or `module:name`) or IRDL file."""
+    head = source.rpartition(":")[0] if ".py:" in source else source.partition(":")[0]
+    module = sys.modules.get(head)
+    path = getattr(module, "__file__", None) or head
     try:
         with open(path, encoding="utf-8", errors="replace") as stream:
             return stream.read()

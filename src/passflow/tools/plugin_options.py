@@ -1,5 +1,6 @@
 """The flags that bring passes and dialects in: `--load-pass-plugin`,
-`--load-dialect-plugin`, `--irdl-file` and `--show-dialects`, as mlir-opt's.
+`--load-dialect-plugin`, `--irdl-file` and `--show-dialects`, as mlir-opt's, and
+`--load-xdsl-opt-main`, an xDSL project's `xDSLOptMain` subclass.
 
 mlir-opt calls `registerAllPasses()` and then loads the plugins its command line
 names, before it reads the rest of the command line (a plugin's pass is usable
@@ -34,6 +35,7 @@ __all__ = [
 
 _PASS_PLUGIN = "--load-pass-plugin"
 _DIALECT_PLUGIN = "--load-dialect-plugin"
+_OPT_MAIN = "--load-xdsl-opt-main"
 
 
 def add_plugin_flags(parser: FlagParser) -> None:
@@ -43,7 +45,8 @@ def add_plugin_flags(parser: FlagParser) -> None:
         default=[],
         metavar="FILE.py|MODULE",
         help="load passes from a Python file or module (its register() is "
-        "called, if it has one); may be repeated",
+        "called, if it has one; else the xDSL ModulePass classes it defines "
+        "register by name); may be repeated",
     )
     parser.add_option(
         _DIALECT_PLUGIN,
@@ -52,6 +55,14 @@ def add_plugin_flags(parser: FlagParser) -> None:
         metavar="FILE.py|MODULE",
         help="load dialects from a Python file or module (its register(), or "
         "the xDSL dialects it defines); may be repeated",
+    )
+    parser.add_option(
+        _OPT_MAIN,
+        action="append",
+        default=[],
+        metavar="MODULE:CLASS",
+        help="load the dialects and passes an xDSL project's xDSLOptMain "
+        "subclass registers; may be repeated",
     )
     parser.add_option(
         "--irdl-file",
@@ -70,10 +81,11 @@ class CommandLinePlugins:
 
     passes: tuple[str, ...] = ()
     dialects: tuple[str, ...] = ()
+    opt_mains: tuple[str, ...] = ()
 
     @property
     def empty(self) -> bool:
-        return not self.passes and not self.dialects
+        return not self.passes and not self.dialects and not self.opt_mains
 
     @property
     def identity(self) -> str:
@@ -81,13 +93,17 @@ class CommandLinePlugins:
         same `plugin.py` in two directories is two plugins)."""
         specs = [
             str(Path(spec).resolve()) if spec.endswith(".py") else spec
-            for spec in (*self.passes, "--", *self.dialects)
+            for spec in (*self.passes, "--", *self.dialects, "--", *self.opt_mains)
         ]
         return "\0".join(specs)
 
     @classmethod
     def of(cls, argv: Sequence[str]) -> CommandLinePlugins:
-        found: dict[str, list[str]] = {_PASS_PLUGIN: [], _DIALECT_PLUGIN: []}
+        found: dict[str, list[str]] = {
+            _PASS_PLUGIN: [],
+            _DIALECT_PLUGIN: [],
+            _OPT_MAIN: [],
+        }
         args = [dashes(arg) for arg in argv]
         for index, arg in enumerate(args):
             name, has_value, value = arg.partition("=")
@@ -97,7 +113,11 @@ class CommandLinePlugins:
                 value = args[index + 1]
             if value:  # a missing value is the parser's error
                 found[name].append(value)
-        return cls(tuple(found[_PASS_PLUGIN]), tuple(found[_DIALECT_PLUGIN]))
+        return cls(
+            tuple(found[_PASS_PLUGIN]),
+            tuple(found[_DIALECT_PLUGIN]),
+            tuple(found[_OPT_MAIN]),
+        )
 
 
 _registered: set[CommandLinePlugins] = set()
@@ -111,18 +131,27 @@ def register_for(plugins: CommandLinePlugins) -> None:
     from passflow.all_passes import register_all_passes
 
     register_all_passes()
-    kinds = (("passes from", plugins.passes), ("dialect plugin from", plugins.dialects))
-    for what, specs in kinds:
+    kinds = (
+        ("passes from", plugins.passes, False),
+        ("dialect plugin from", plugins.dialects, False),
+        ("the xDSLOptMain subclass", plugins.opt_mains, True),
+    )
+    for what, specs, opt_main in kinds:
         for spec in specs:
             try:
-                registry.load_plugin(spec)
+                registry.load_plugin(spec, opt_main=opt_main)
             except PassflowError as err:
                 cause = err.__cause__ or err
                 raise PassflowError(
                     f"Failed to load {what} '{spec}'. Request ignored.\n"
                     f"note: {type(cause).__name__}: {cause}\n"
-                    "note: the plugin is a Python file (FILE.py) or an importable "
-                    "module; passflow-opt stopped rather than run without it"
+                    + (
+                        "note: "
+                        if opt_main
+                        else "note: the plugin is a Python file (FILE.py) or an "
+                        "importable module; "
+                    )
+                    + "passflow-opt stopped rather than run without it"
                 ) from err
     _registered.add(plugins)
 
