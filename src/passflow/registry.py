@@ -40,6 +40,7 @@ from passflow.diagnostics import OptionError, RegistrationError
 from passflow.manager import OpPassManager
 from passflow.options import PipelineOptions
 from passflow.pass_base import Pass
+from passflow.plugin_identity import plugin_key
 from passflow.trust import check_pass
 from passflow.xdsl_passes import adapter_for
 
@@ -361,11 +362,6 @@ def _registering(key: str) -> Generator[None]:
         _source = outer
 
 
-def _plugin_key(spec: str) -> str:
-    """`spec` as `_plugins` records it: a file as its absolute path."""
-    return str(Path(spec).resolve()) if spec.endswith(".py") else spec
-
-
 def load_plugin(spec: str, title: str | None = None) -> str:
     """Load the plugin `spec` once and return its title.
 
@@ -377,7 +373,7 @@ def load_plugin(spec: str, title: str | None = None) -> str:
     `RegistrationError` naming it and what it raised; what it registered before
     failing stays registered.
     """
-    key = _plugin_key(spec)
+    key = plugin_key(spec)
     return _load(key, title or f"plugin {spec}", lambda: _run(_import(key)))
 
 
