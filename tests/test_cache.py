@@ -21,12 +21,12 @@ import pytest
 from test_sliced import LIT_CORPUS, module, run_tool
 
 from passflow import OperationPass, PassManager, ir
-from passflow.executors import ProcessExecutor, make_executor
-from passflow.pipeline_text import parse_pass_pipeline
 from passflow.cache import sources
 from passflow.cache.code import pipeline_code
 from passflow.cache.keys import run_keys
 from passflow.cache.store import CachedPiece, ResultCache, parse_size
+from passflow.executors import ProcessExecutor, make_executor
+from passflow.pipeline_text import parse_pass_pipeline
 from passflow.sliced import SlicedOutcome, run_sliced, scan_slices
 from passflow.sliced.batch import BatchResult, BatchRunner
 from passflow.sliced.plan import SlicePlan
