@@ -196,12 +196,14 @@ def test_an_edited_plugin_pass_misses(tmp_path: Path) -> None:
             return outcome
 
         directory = tmp_path / "cache"
+        hits = 0
         # A store serves one run: each run opens its own, as passflow-opt does.
+        outputs: list[str | None] = []
         for _ in range(2):
             with contextlib.closing(ResultCache(directory)) as cache:
-                first = run(cache)
+                outputs.append(run(cache).output)
                 hits = cache.stats().hits
-        assert first.output and hits == 6
+        assert outputs[0] and outputs[0] == outputs[1] and hits == 6
         source.write_text(PLUGIN + "\n# edited\n")
         with contextlib.closing(ResultCache(directory)) as cache:
             run(cache)
