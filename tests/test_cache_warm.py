@@ -245,3 +245,34 @@ def test_an_edit_to_installed_xdsl_misses(pipeline: str, tmp_path: Path) -> None
     assert not after.warm and "func.func  @f0" in after.out
     assert after.printed == uncached(argv[:3], tmp_path, source=source).printed
     assert run(argv, tmp_path, source=source).printed == after.printed
+
+
+@pytest.mark.parametrize(
+    "flag",
+    [
+        "--mlir-pass-statistics",
+        "--mlir-timing",
+        "--mlir-print-ir-after-all",
+        "--report=REPORT",
+    ],
+)
+def test_the_warm_path_refuses_pass_manager_flags_and_reports(
+    flag: str, tmp_path: Path
+) -> None:
+    """A run the cache holds in full, asked for with a flag that observes the
+    run or changes what it checks, runs as without the warm path: a report is
+    written, statistics and timing are printed."""
+    path = tmp_path / "input.mlir"
+    path.write_text(module(4))
+    argv = [str(path), "-p", CANONICALIZE_CSE, f"--cache={tmp_path / 'cache'}"]
+    run(argv, tmp_path)
+    assert run(argv, tmp_path).warm
+    flag = flag.replace("REPORT", str(tmp_path / "report.html"))
+    run([*argv, flag], tmp_path)  # the flag is in the key: stored anew, if at all
+    (tmp_path / "report.html").unlink(missing_ok=True)
+    observed = run([*argv, flag], tmp_path)
+    assert not observed.warm and observed.status == 0
+    if flag.startswith("--report"):
+        assert (tmp_path / "report.html").read_text().startswith("<!")
+    else:
+        assert observed.err
