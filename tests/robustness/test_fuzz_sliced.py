@@ -171,7 +171,13 @@ EDIT_EXAMPLES = 200
 
 EDIT_LONG_FACTOR = 2.5
 
-EDIT_PIPELINE = "builtin.module(func.func({tag}canonicalize{options},cse))"
+EDIT_PIPELINES = [
+    "builtin.module(func.func({tag}canonicalize{options},cse))",
+    "builtin.module(func.func({tag}canonicalize{options},"
+    "test-pass-failure{{gen-diagnostics=true}}))",
+]
+"""One pipeline that prints the IR, one that reports an error at every
+function (so that a stale position shows)."""
 
 OPTION_EDITS = [
     "{max-iterations=1}",
@@ -244,13 +250,14 @@ class EditRun:
         self.path.write_text(edit.text)
         tag = "test-fuzz-edit-tag," if edit.kind == "plugin" else ""
         plugin = [f"--load-pass-plugin={self.plugin}"] if tag else []
-        pipeline = EDIT_PIPELINE.format(tag=tag, options="")
+        template = EDIT_PIPELINES[edit.choice // 7 % len(EDIT_PIPELINES)]
+        pipeline = template.format(tag=tag, options="")
         flags = ["--allow-unregistered-dialect", *plugin]
         self._cached(pipeline, flags, seen)
         self.edits += 1
         if edit.kind == "option":
             options = OPTION_EDITS[edit.choice % len(OPTION_EDITS)]
-            pipeline = EDIT_PIPELINE.format(tag=tag, options=options)
+            pipeline = template.format(tag=tag, options=options)
         elif edit.kind == "flag":
             flags.append(FLAG_EDITS[edit.choice % len(FLAG_EDITS)])
         elif edit.kind == "plugin":

@@ -101,7 +101,8 @@ def _default_directory() -> Path:
 def check_cache_flags(args: argparse.Namespace) -> None:
     """Reject a `--cache-max-size` that is not a size, whether or not the
     cache is asked for (as llvm::cl checks every flag's value)."""
-    _max_size(args)
+    if args.cache_max_size is not None:
+        _max_size(args)
 
 
 def _max_size(args: argparse.Namespace) -> int:
