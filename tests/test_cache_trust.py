@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import math
 import os
 import pwd
 import shutil
@@ -21,38 +20,25 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_cache import PIPELINES, tool
+from test_cache import PIPELINES, in_process, tool
 from test_sliced import module
 
 from passflow import PassManager, ir
 from passflow.cache.code import pipeline_code
 from passflow.cache.keys import run_keys
 from passflow.cache.store import DATABASE, ResultCache
-from passflow.executors import ProcessExecutor, make_executor
 from passflow.pipeline_text import parse_pass_pipeline
 from passflow.sliced import scan_slices
-from passflow.tools import opt_server, pass_manager_options
+from passflow.tools import opt_server
 
 OTHER_USER = "passflow-cache-other"
+
+__all__ = ["in_process"]  # test_cache's fixture: every batch in this process
 
 
 @pytest.fixture(autouse=True)
 def _no_cache_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("PASSFLOW_CACHE_DIR", raising=False)
-
-
-@pytest.fixture
-def in_process(monkeypatch: pytest.MonkeyPatch) -> None:
-    """passflow-opt's process executor runs every batch in this process."""
-
-    def executor(
-        kind: str, jobs: int | None = None, scheduler: str | None = None
-    ) -> object:
-        if kind == "process":
-            return ProcessExecutor(2, serial_budget=math.inf)
-        return make_executor(kind, jobs, scheduler)
-
-    monkeypatch.setattr(pass_manager_options, "make_executor", executor)
 
 
 @pytest.fixture(scope="session")
