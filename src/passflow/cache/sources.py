@@ -91,10 +91,10 @@ def xdsl_source() -> Path:
     return Path(xdsl.__file__ or ".").resolve().parent
 
 
-def source_files(root: Path) -> list[Path]:
+def source_files(root: Path) -> list[str]:
     """Every file of the tree `root` but Python's bytecode caches (they are
-    derived from the sources, and rewritten as they are imported)."""
-    found: list[Path] = []
+    derived from the sources, and rewritten as they are imported), sorted."""
+    found: list[str] = []
     pending = [str(root)]
     while pending:
         try:
@@ -106,11 +106,12 @@ def source_files(root: Path) -> list[Path]:
                 if entry.name != "__pycache__":
                     pending.append(entry.path)
             elif not entry.name.endswith(".pyc"):
-                found.append(Path(entry.path))
+                found.append(entry.path)
+    found.sort()
     return found
 
 
-def _stamp(path: Path) -> Stamp | None:
+def _stamp(path: str) -> Stamp | None:
     try:
         status = os.stat(path)
     except OSError:
@@ -118,37 +119,36 @@ def _stamp(path: Path) -> Stamp | None:
     return (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
 
 
-def _file_digest(path: Path) -> str:
+def _file_digest(path: str) -> str:
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        with open(path, "rb") as stream:
+            return hashlib.sha256(stream.read()).hexdigest()
     except OSError:
         return "unreadable"
 
 
-def _digests(
-    memo: StampMemo | None, paths: Sequence[Path]
-) -> dict[Path, tuple[Stamp | None, str]]:
-    """Each file's stamp and digest: the memo's when the stamp matches, else
-    read (and remembered)."""
+def _digests(memo: StampMemo | None, paths: Sequence[str]) -> list[str]:
+    """Each file's digest: the memo's when its stamp matches, else read (and
+    remembered)."""
     known: Mapping[str, tuple[Stamp, str]] = (
         memo.remembered_digests() if memo is not None else {}
     )
-    found: dict[Path, tuple[Stamp | None, str]] = {}
+    found: list[str] = []
     fresh: dict[str, tuple[Stamp, str]] = {}
     now = time.time_ns()
     for path in paths:
         stamp = _stamp(path)
-        remembered = known.get(str(path))
+        remembered = known.get(path)
         if stamp is not None and remembered is not None and remembered[0] == stamp:
-            found[path] = (stamp, remembered[1])
+            found.append(remembered[1])
             continue
         content = _file_digest(path)
-        found[path] = (stamp, content)
+        found.append(content)
         # A file written moments ago may change again within the same clock
         # tick, size unchanged: it is hashed again until it has settled.
         settled = stamp is not None and now - stamp[1] > _SETTLED_NS
         if stamp is not None and settled and content != "unreadable":
-            fresh[str(path)] = (stamp, content)
+            fresh[path] = (stamp, content)
     if memo is not None and fresh:
         memo.remember_digests(fresh)
     return found
@@ -167,20 +167,20 @@ def code_fingerprint(memo: StampMemo | None, code: PipelineCode) -> str:
 
 
 def _fingerprint(memo: StampMemo | None, code: PipelineCode) -> str:
-    trees: list[tuple[str, Path, list[Path]]] = [
-        ("passflow", PASSFLOW_SOURCE, source_files(PASSFLOW_SOURCE)),
-        ("xdsl", xdsl_source(), source_files(xdsl_source())),
-    ]
-    paths = [path for _, _, files in trees for path in files]
-    paths += sorted(code.files)
-    digests = _digests(memo, paths)
+    names: list[str] = []
+    paths: list[str] = []
+    for role, root in (("passflow", PASSFLOW_SOURCE), ("xdsl", xdsl_source())):
+        files = source_files(root)
+        skip = len(str(root)) + 1
+        names += (f"{role}:{path[skip:]}" for path in files)
+        paths += files
+    extra = sorted(map(str, code.files))
+    names += (f"file:{path}" for path in extra)
+    paths += extra
     parts: list[str] = []
-    for role, root, files in trees:
-        for path in sorted(files):
-            parts += (f"{role}:{path.relative_to(root)}", digests[path][1])
-    for path in sorted(code.files):
-        parts += (f"file:{path}", digests[path][1])
-    for path in sorted(code.inputs):
+    for name, content in zip(names, _digests(memo, paths), strict=True):
+        parts += (name, content)
+    for path in sorted(map(str, code.inputs)):
         parts += (f"input:{path}", _file_digest(path))
     return digest(*parts, "pipeline", code.text)
 
