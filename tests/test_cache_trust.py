@@ -17,6 +17,7 @@ import sqlite3
 import stat
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -28,7 +29,7 @@ from passflow.cache.code import pipeline_code
 from passflow.cache.keys import run_keys
 from passflow.cache.store import DATABASE, ResultCache
 from passflow.pipeline_text import parse_pass_pipeline
-from passflow.sliced import scan_slices
+from passflow.sliced import SlicedOutcome, run_sliced, scan_slices
 from passflow.tools import opt_server
 
 OTHER_USER = "passflow-cache-other"
@@ -418,3 +419,33 @@ def test_a_bad_cache_size_is_an_error_with_or_without_the_cache(
         argv = [str(path), "-p", PIPELINES[0], "--cache-max-size=lots", *cache]
         assert cli(argv) == (1, "", message)
     assert not (tmp_path / "cache").exists()
+
+
+def test_a_pass_defined_in_no_file_is_never_cached(tmp_path: Path) -> None:
+    """A pass class typed at a prompt or in a notebook has no file the key
+    could hash: a run of it is not cached, and the cache says why."""
+    notebook = types.ModuleType("notebook_cell")
+    sys.modules["notebook_cell"] = notebook
+    try:
+        exec(  # a class with no file, as a notebook makes one
+            "from passflow import OperationPass\n"
+            "class Cell(OperationPass):\n"
+            "    argument = 'test-notebook-cell'\n"
+            "    op_name = 'func.func'\n"
+            "    def run_on_operation(self):\n"
+            "        pass\n",
+            notebook.__dict__,
+        )
+        pm = PassManager("builtin.module", ir.default_context())
+        pm.nest("func.func").add(notebook.Cell())
+        with contextlib.closing(ResultCache(tmp_path / "cache")) as cache:
+            outcome = run_sliced(
+                module(4), "in.mlir", pm, jobs=1, serial_budget=1e9, cache=cache
+            )
+            assert isinstance(outcome, SlicedOutcome) and outcome.output
+            found = cache.stats()
+        assert found.entries == 0 and found.bypassed == (
+            "pass 'test-notebook-cell' is defined where no file holds its code",
+        )
+    finally:
+        del sys.modules["notebook_cell"]

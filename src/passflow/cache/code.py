@@ -71,6 +71,11 @@ def _foreign(path: Path) -> bool:
     return not any(path.is_relative_to(tree) for tree in _trees())
 
 
+class _Homeless(Exception):
+    """A pass class whose code no file holds (defined in a notebook or at
+    the prompt): no key can cover it."""
+
+
 def _class_files(passes: list[Pass]) -> tuple[set[Path], bool]:
     """The code of each pass's classes outside passflow and xDSL, and whether
     every class is passflow's own (no xDSL class run by an adapter either)."""
@@ -83,10 +88,11 @@ def _class_files(passes: list[Pass]) -> tuple[set[Path], bool]:
             classes += wrapped.__mro__
             own = False
         for cls in classes:
+            if cls.__module__ == "builtins":
+                continue
             source = getattr(sys.modules.get(cls.__module__), "__file__", None)
             if not isinstance(source, str):
-                own = own and cls.__module__ == "builtins"
-                continue
+                raise _Homeless(pass_.argument or pass_.name)
             path = Path(source).resolve()
             own = own and path.is_relative_to(PASSFLOW_SOURCE)
             if _foreign(path):
@@ -122,7 +128,10 @@ def pipeline_code(
             effect = pass_.unsafe_effect() or "depends on more than its IR"
             return f"pass '{pass_.argument or pass_.name}' {effect}"
         inputs |= {Path(path).resolve() for path in read}
-    files, own = _class_files(passes)
+    try:
+        files, own = _class_files(passes)
+    except _Homeless as err:
+        return f"pass '{err}' is defined where no file holds its code"
     if named_by_salt and own and not inputs and registry.only_passflow_registered():
         return OWN_PIPELINE
     text = json.dumps(
