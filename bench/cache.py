@@ -7,6 +7,11 @@ canonicalize,cse))`, in rounds that run each command once:
   warm    with --cache again, nothing changed
   edited  with --cache after one function in the middle was edited in place
   mlir    mlir-opt (C++, one thread) on the same file, if --mlir-opt PATH is given
+  cold-before, warm-before
+          cold and warm with another passflow's source (--before DIR: a
+          directory holding its `passflow` package, e.g. made with
+          `git archive main src | tar -x -C DIR`), to compare two versions
+          in the same rounds
 
 It prints the median of each over the rounds, the targets' ratios (warm/cold,
 warm/mlir-opt, edited/cold, cold/plain), the load average before and after (on
@@ -14,6 +19,7 @@ a shared machine the ratios are what count) and checks every output against
 the plain run's. Run:
 
     .venv/bin/python bench/cache.py [--functions 1000] [--rounds 5] [--mlir-opt PATH]
+        [--before DIR/src]
 """
 
 from __future__ import annotations
@@ -36,10 +42,10 @@ PIPELINE = "builtin.module(func.func(canonicalize,cse))"
 TOOL = Path(sys.executable).parent / "passflow-opt"
 
 
-def timed(argv: list[str], output: Path) -> float:
+def timed(argv: list[str], output: Path, env: dict[str, str] | None = None) -> float:
     start = time.perf_counter()
     with output.open("w") as out:
-        subprocess.run(argv, stdout=out, check=True)
+        subprocess.run(argv, stdout=out, check=True, env=env)
     return time.perf_counter() - start
 
 
@@ -48,11 +54,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--functions", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--mlir-opt", help="an mlir-opt to compare with")
+    parser.add_argument(
+        "--before", type=Path, help="a directory holding another passflow package"
+    )
     args = parser.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="passflow-bench-cache-"))
     before = os.getloadavg()[0]
     try:
-        return _bench(work, args.functions, args.rounds, args.mlir_opt)
+        return _bench(work, args.functions, args.rounds, args.mlir_opt, args.before)
     finally:
         shutil.rmtree(work)
         print(
@@ -60,7 +69,13 @@ def main(argv: list[str] | None = None) -> int:
         )
 
 
-def _bench(work: Path, functions: int, rounds: int, mlir_opt: str | None) -> int:
+def _bench(
+    work: Path,
+    functions: int,
+    rounds: int,
+    mlir_opt: str | None,
+    before: Path | None,
+) -> int:
     text = make_input(functions)
     source = work / "input.mlir"
     edited_text = text.replace(
@@ -73,27 +88,34 @@ def _bench(work: Path, functions: int, rounds: int, mlir_opt: str | None) -> int
     passflow = [str(TOOL), str(source), "-p", PIPELINE]
     times: dict[str, list[float]] = {}
     outputs: dict[str, Path] = {}
+    other = None if before is None else {**os.environ, "PYTHONPATH": str(before)}
     for round_ in range(rounds):
         cache = work / f"cache{round_}"
-        plan: list[tuple[str, str, list[str]]] = [
-            ("plain", text, passflow),
-            ("cold", text, [*passflow, f"--cache={cache}"]),
-            ("warm", text, [*passflow, f"--cache={cache}"]),
-            ("edited", edited_text, [*passflow, f"--cache={cache}"]),
-            ("plain-edited", edited_text, passflow),
+        old_cache = work / f"old-cache{round_}"
+        plan: list[tuple[str, str, list[str], dict[str, str] | None]] = [
+            ("plain", text, passflow, None),
+            ("cold", text, [*passflow, f"--cache={cache}"], None),
+            ("warm", text, [*passflow, f"--cache={cache}"], None),
+            ("edited", edited_text, [*passflow, f"--cache={cache}"], None),
+            ("plain-edited", edited_text, passflow, None),
         ]
+        if other is not None:
+            plan[3:3] = [
+                ("cold-before", text, [*passflow, f"--cache={old_cache}"], other),
+                ("warm-before", text, [*passflow, f"--cache={old_cache}"], other),
+            ]
         if mlir_opt is not None:
-            plan.append(
-                ("mlir", text, [mlir_opt, str(source), f"--pass-pipeline={PIPELINE}"])
-            )
-        for name, content, command in plan:
+            command = [mlir_opt, str(source), f"--pass-pipeline={PIPELINE}"]
+            plan.insert(3, ("mlir", text, command, None))
+        for name, content, command, env in plan:
             source.write_text(content)
             outputs[name] = work / f"{name}.out"
-            times.setdefault(name, []).append(timed(command, outputs[name]))
+            times.setdefault(name, []).append(timed(command, outputs[name], env))
         shutil.rmtree(cache)
+        shutil.rmtree(old_cache, ignore_errors=True)
     same = outputs["plain"].read_text()
-    for name in ("cold", "warm"):
-        if outputs[name].read_text() != same:
+    for name in ("cold", "warm", "cold-before", "warm-before"):
+        if name in outputs and outputs[name].read_text() != same:
             print(f"{name}: output differs from the plain run", file=sys.stderr)
             return 1
     if outputs["edited"].read_text() != outputs["plain-edited"].read_text():
@@ -109,6 +131,9 @@ def _bench(work: Path, functions: int, rounds: int, mlir_opt: str | None) -> int
     print(f"  cold / plain   {median['cold'] / median['plain']:.3f}  [<= 1.05]")
     if "mlir" in median:
         print(f"  warm / mlir    {median['warm'] / median['mlir']:.3f}  [<= 2]")
+    if "warm-before" in median:
+        ratio = median["warm"] / median["warm-before"]
+        print(f"  warm / warm-before  {ratio:.3f}")
     return 0
 
 

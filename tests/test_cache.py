@@ -1,4 +1,4 @@
-"""The result cache (`--cache`, `passflow.sliced.cache`): a warm run prints
+"""The result cache (`--cache`, `passflow.cache`): a warm run prints
 byte for byte what a run without the cache prints, a key changes with
 everything that can change a result, and the store survives concurrency and
 damage."""
@@ -21,13 +21,14 @@ import pytest
 from test_sliced import LIT_CORPUS, module, run_tool
 
 from passflow import OperationPass, PassManager, ir
+from passflow.cache import sources
+from passflow.cache.code import pipeline_code
+from passflow.cache.keys import run_keys
+from passflow.cache.store import CachedPiece, ResultCache, parse_size
 from passflow.executors import ProcessExecutor, make_executor
 from passflow.pipeline_text import parse_pass_pipeline
-from passflow.sliced import SlicedOutcome, cache_key, run_sliced, scan_slices
+from passflow.sliced import SlicedOutcome, run_sliced, scan_slices
 from passflow.sliced.batch import BatchResult, BatchRunner
-from passflow.sliced.cache import CachedPiece, ResultCache, parse_size
-from passflow.sliced.cache_code import pipeline_code
-from passflow.sliced.cache_key import piece_keys, run_key
 from passflow.sliced.plan import SlicePlan
 from passflow.tools import pass_manager_options
 
@@ -115,7 +116,8 @@ def _keys(text: str, pipeline: str = PIPELINES[0], salt: str = "") -> list[str]:
     pm = PassManager("builtin.module", ir.default_context())
     pm.assign(parse_pass_pipeline(pipeline))
     code = pipeline_code(pm)
-    return piece_keys(run_key(code, "input.mlir", slices.shell_text, salt), slices)
+    assert not isinstance(code, str)
+    return list(run_keys(None, code, "input.mlir", slices, salt).pieces)
 
 
 CALLER = "func.func @caller() {\n  func.call @callee() : () -> ()\n  func.return\n}\n"
@@ -124,7 +126,7 @@ OTHER = "func.func @other() attributes {a = #a} {\n  func.return\n}\n"
 
 
 def test_a_key_changes_with_what_can_change_the_result(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     text = "#a = 1 : i32\n" + CALLER + CALLEE + OTHER
     base = _keys(text)
@@ -145,8 +147,11 @@ def test_a_key_changes_with_what_can_change_the_result(
     # A line moved: the ops below it.
     moved = _keys("#a = 1 : i32\n\n" + CALLER + CALLEE + OTHER)
     assert not set(moved) & set(base)
-    # The xDSL version: every key.
-    monkeypatch.setattr(cache_key, "xdsl_version", lambda: "0.0.0-other")
+    # Another xDSL (its source, by content): every key.
+    other = tmp_path / "xdsl"
+    other.mkdir()
+    (other / "__init__.py").write_text("# another xDSL\n")
+    monkeypatch.setattr(sources, "xdsl_source", lambda: other)
     assert not set(_keys(text)) & set(base)
 
 
@@ -191,11 +196,16 @@ def test_an_edited_plugin_pass_misses(tmp_path: Path) -> None:
             return outcome
 
         directory = tmp_path / "cache"
+        hits = 0
+        # A store serves one run: each run opens its own, as passflow-opt does.
+        outputs: list[str | None] = []
+        for _ in range(2):
+            with contextlib.closing(ResultCache(directory)) as cache:
+                outputs.append(run(cache).output)
+                hits = cache.stats().hits
+        assert outputs[0] and outputs[0] == outputs[1] and hits == 6
+        source.write_text(PLUGIN + "\n# edited\n")
         with contextlib.closing(ResultCache(directory)) as cache:
-            first = run(cache)
-            again = run(cache)
-            assert again.output == first.output and cache.stats().hits == 6
-            source.write_text(PLUGIN + "\n# edited\n")
             run(cache)
             assert cache.stats().misses == 12  # all six ran again
     finally:

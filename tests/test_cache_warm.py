@@ -1,7 +1,7 @@
 """passflow-opt's warm path (`passflow.tools.warm_cache`): a run the cache
 holds in full is printed from it, before the IR loads, byte for byte as the
 run without the cache prints it; and everything the key covers still makes it
-miss on that path (an edited pass, an option's default, xDSL's version).
+miss on that path (an edited pass, an option's default, an edited xDSL).
 
 Each run is a process of its own (the warm path is about what a fresh process
 loads), started through a small driver that records whether the warm path
@@ -18,8 +18,10 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 import pytest
+import xdsl
 from test_cache import GENERATED
 from test_sliced import module
 
@@ -30,12 +32,9 @@ FAILING = "builtin.module(func.func(test-pass-failure{gen-diagnostics=true}))"
 
 DRIVER = """
 import json, sys
-from passflow.sliced import cache_key
 from passflow.tools import opt, warm_cache
 
-report, version, *argv = sys.argv[1:]
-if version:
-    cache_key.xdsl_version = lambda: version
+report, *argv = sys.argv[1:]
 answered = []
 replay = warm_cache.replay_from_cache
 
@@ -75,18 +74,18 @@ def run(
     tmp_path: Path,
     *,
     source: Path | None = None,
-    xdsl_version: str = "",
     stdin: str | None = None,
 ) -> Run:
     """passflow-opt `argv` in a process of its own; `source`: a directory
-    holding the `passflow` package to run instead of the installed one."""
+    holding the `passflow` or `xdsl` package to run instead of the installed
+    one."""
     report = tmp_path / "report.json"
     report.unlink(missing_ok=True)
     env = {k: v for k, v in os.environ.items() if k != "PASSFLOW_CACHE_DIR"}
     if source is not None:
         env["PYTHONPATH"] = str(source)
     done = subprocess.run(
-        [sys.executable, "-c", DRIVER, str(report), xdsl_version, *argv],
+        [sys.executable, "-c", DRIVER, str(report), *argv],
         capture_output=True,
         text=True,
         env=env,
@@ -170,13 +169,12 @@ def test_what_the_warm_path_cannot_vouch_for_runs(tmp_path: Path) -> None:
     assert "Local crash reproduction" in refused.err
 
 
-def _passflow_copy(tmp_path: Path) -> Path:
-    """A copy of passflow's source tree, to edit; its parent directory."""
+def _package_copy(package: ModuleType, tmp_path: Path) -> Path:
+    """A copy of an installed package's tree, to edit; its parent directory."""
     source = tmp_path / "src"
+    root = Path(package.__file__ or ".").parent
     shutil.copytree(
-        Path(passflow.__file__).parent,
-        source / "passflow",
-        ignore=shutil.ignore_patterns("__pycache__"),
+        root, source / root.name, ignore=shutil.ignore_patterns("__pycache__")
     )
     return source
 
@@ -203,7 +201,7 @@ EDITS: dict[str, tuple[str, Callable[[str], str]]] = {
 
 @pytest.mark.parametrize("edit", EDITS)
 def test_an_edit_to_passflow_misses_on_the_warm_path(edit: str, tmp_path: Path) -> None:
-    source = _passflow_copy(tmp_path)
+    source = _package_copy(passflow, tmp_path)
     path = tmp_path / "input.mlir"
     path.write_text(module(6))
     argv = [str(path), "-p", CANONICALIZE_CSE, f"--cache={tmp_path / 'cache'}"]
@@ -220,12 +218,61 @@ def test_an_edit_to_passflow_misses_on_the_warm_path(edit: str, tmp_path: Path) 
     assert run(argv, tmp_path, source=source).warm
 
 
-def test_another_xdsl_misses_on_the_warm_path(tmp_path: Path) -> None:
+FUNC_PRINTER = "    def print(self, printer: Printer):\n"
+
+
+@pytest.mark.parametrize(
+    "pipeline", [CANONICALIZE_CSE, "builtin.module(func.func(cse,dce))"]
+)
+def test_an_edit_to_installed_xdsl_misses(pipeline: str, tmp_path: Path) -> None:
+    """A one-line edit of xDSL's `func.func` printer (in a copy of the
+    installed package, first on the path) misses on the warm path (passflow's
+    passes) and on the full path (an xDSL pass): the output is the edited
+    xDSL's, then warm again."""
+    source = _package_copy(xdsl, tmp_path)
     path = tmp_path / "input.mlir"
     path.write_text(module(6))
+    argv = [str(path), "-p", pipeline, f"--cache={tmp_path / 'cache'}"]
+    run(argv, tmp_path, source=source)
+    assert run(argv, tmp_path, source=source).warm == (pipeline == CANONICALIZE_CSE)
+    printer = source / "xdsl" / "dialects" / "func.py"
+    text = printer.read_text()
+    assert text.count(FUNC_PRINTER) == 1
+    printer.write_text(
+        text.replace(FUNC_PRINTER, FUNC_PRINTER + '        printer.print_string(" ")\n')
+    )
+    after = run(argv, tmp_path, source=source)
+    assert not after.warm and "func.func  @f0" in after.out
+    assert after.printed == uncached(argv[:3], tmp_path, source=source).printed
+    assert run(argv, tmp_path, source=source).printed == after.printed
+
+
+@pytest.mark.parametrize(
+    "flag",
+    [
+        "--mlir-pass-statistics",
+        "--mlir-timing",
+        "--mlir-print-ir-after-all",
+        "--report=REPORT",
+    ],
+)
+def test_the_warm_path_refuses_pass_manager_flags_and_reports(
+    flag: str, tmp_path: Path
+) -> None:
+    """A run the cache holds in full, asked for with a flag that observes the
+    run or changes what it checks, runs as without the warm path: a report is
+    written, statistics and timing are printed."""
+    path = tmp_path / "input.mlir"
+    path.write_text(module(4))
     argv = [str(path), "-p", CANONICALIZE_CSE, f"--cache={tmp_path / 'cache'}"]
     run(argv, tmp_path)
     assert run(argv, tmp_path).warm
-    other = run(argv, tmp_path, xdsl_version="0.0.0-other")
-    assert not other.warm and other.printed == uncached(argv[:3], tmp_path).printed
-    assert run(argv, tmp_path, xdsl_version="0.0.0-other").warm
+    flag = flag.replace("REPORT", str(tmp_path / "report.html"))
+    run([*argv, flag], tmp_path)  # the flag is in the key: stored anew, if at all
+    (tmp_path / "report.html").unlink(missing_ok=True)
+    observed = run([*argv, flag], tmp_path)
+    assert not observed.warm and observed.status == 0
+    if flag.startswith("--report"):
+        assert (tmp_path / "report.html").read_text().startswith("<!")
+    else:
+        assert observed.err

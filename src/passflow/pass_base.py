@@ -197,6 +197,15 @@ class Pass:
         `passflow.trust`."""
         return None
 
+    def external_inputs(self) -> Sequence[str] | None:
+        """The files this pass, as configured, reads besides the IR, which the
+        result cache keys a run on by content (docs/cache.md). None when its
+        result depends on what the cache cannot key (it starts a program):
+        then no run of it is cached. By default, nothing for a pass without an
+        `unsafe_effect()`, and None for one with it: a pass that reads files
+        says which by overriding this."""
+        return () if self.unsafe_effect() is None else None
+
     def get_dependent_dialects(self) -> Iterable[str]:
         """Dialects this pass may create ops of; loaded before the run starts."""
         return self.dependent_dialects

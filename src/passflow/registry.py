@@ -43,6 +43,7 @@ from passflow.diagnostics import OptionError, RegistrationError
 from passflow.manager import OpPassManager
 from passflow.options import PipelineOptions
 from passflow.pass_base import Pass
+from passflow.plugin_identity import plugin_key
 from passflow.trust import check_pass
 from passflow.xdsl_adapter import adapt, adapter_class
 from passflow.xdsl_passes import adapter_for
@@ -389,17 +390,6 @@ def _registering(key: str) -> Generator[None]:
         _source = outer
 
 
-def _plugin_key(spec: str) -> str:
-    """`spec` as `_plugins` records it: a file as its absolute path (also in
-    `file.py:name`)."""
-    if spec.endswith(".py"):
-        return str(Path(spec).resolve())
-    path, colon, name = spec.rpartition(".py:")
-    if colon and path:
-        return f"{Path(path + '.py').resolve()}:{name}"
-    return spec
-
-
 def load_plugin(spec: str, title: str | None = None, *, opt_main: bool = False) -> str:
     """Load the plugin `spec` once and return its title.
 
@@ -414,7 +404,7 @@ def load_plugin(spec: str, title: str | None = None, *, opt_main: bool = False) 
     failing stays registered. With `opt_main`, `spec` must name an
     `xDSLOptMain` subclass (`passflow-opt --load-xdsl-opt-main`).
     """
-    key = _plugin_key(spec)
+    key = plugin_key(spec)
 
     def load() -> None:
         plugin = _import(key)

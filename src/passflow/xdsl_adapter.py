@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import dataclasses
+from collections.abc import Sequence
 from functools import cache
 from typing import ClassVar, TypeGuard
 
@@ -216,6 +217,17 @@ class XDSLPass(OperationPass):
             return effect
         return None
 
+    def external_inputs(self) -> Sequence[str] | None:
+        """The file its file option names (`apply-pdl{pdl_file=...}`); None
+        for a pass that starts a program."""
+        if self.unsafe is None:
+            return ()
+        option, _ = self.unsafe
+        if option is None:
+            return None
+        given = getattr(self.xdsl_pass, option, None)
+        return () if given is None else (str(given),)
+
     def can_schedule_on(self, name: OperationName) -> bool:
         """Module passes on modules; nestable ones on any op with a `body` region
         (xDSL rewrites `op.body`)."""
@@ -347,7 +359,9 @@ UNSAFE_XDSL_PASSES: dict[str, tuple[str | None, str]] = {
     "eqsat-add-costs": ("cost_file", "reads the file named by its 'cost_file' option"),
 }
 """xDSL passes that reach outside the IR: name -> (the option that makes them do
-so, None if they always do; what they do). Reviewed from xDSL's sources; a test
+so, None if they always do; what they do). An option is a file the pass reads
+(the result cache keys on its contents); a pass without one starts a program
+(never cached). Reviewed from xDSL's sources; a test
 fails when an xDSL upgrade adds a pass that opens files or starts programs."""
 
 

@@ -17,7 +17,7 @@ import sys
 import warnings
 from pathlib import Path
 
-from passflow.sliced.cache import ResultCache
+from passflow.cache.store import ResultCache
 from passflow.sliced.scan import scan_text
 from passflow.tools import opt, warm_cache
 from passflow.tools.invocation import split_chunks

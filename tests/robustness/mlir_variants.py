@@ -13,13 +13,21 @@ definition, which the parser rejects, except as a location).
 `near_misses` edits a valid text in one place: a character dropped, a stray
 one (a brace, a quote, `%`, a byte-order mark, a no-break space) put in, a
 line break removed.
+
+`edits` draws a module and one change between two cached runs of it
+(`Edit`): to a function's body, an alias, the lines above an op, the order of
+two ops (edits of the text), or to the pipeline's options, the flags, a
+plugin's source or an installed xDSL file (which the test applies).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from hypothesis import strategies as st
+
+from passflow.sliced import scan_slices
 
 SEPARATORS = [
     " ",
@@ -335,3 +343,83 @@ def near_misses(draw: st.DrawFn) -> str:
         if newline >= 0:
             return text[:newline] + " " + text[newline + 1 :]
     return text[:where] + draw(st.sampled_from(NEAR_MISS_CHARACTERS)) + text[where:]
+
+
+EDIT_KINDS = ("body", "alias", "line", "swap", "option", "flag", "plugin", "xdsl")
+"""What changes between two cached runs: the first four edit the text."""
+
+_ALIAS_EDITS = [
+    (r"(#one\s*=\s*)1\b", r"\g<1>2"),
+    (r'"v"', '"w"'),
+    (r"(!t\s*=\s*)i32", r"\g<1>i64"),
+    (r"(!v\s*=\s*vector\s*<\s*)4xi32", r"\g<1>8xi32"),
+]
+
+
+@dataclass(frozen=True)
+class Edit:
+    """A module (`text`), what it is after the edit (`edited`, the same text
+    for an edit that is not to the text), the kind of edit, and a number the
+    test picks its option, flag or file with."""
+
+    kind: str
+    text: str
+    edited: str
+    choice: int
+
+
+def _body_edit(draw: st.DrawFn, text: str) -> str | None:
+    found = list(re.finditer(r"arith\.constant(\s+)(\d+)", text))
+    if not found:
+        return None
+    match = draw(st.sampled_from(found))
+    value = str(int(match.group(2)) + draw(st.integers(1, 9)))
+    return text[: match.start(2)] + value + text[match.end(2) :]
+
+
+def _alias_edit(draw: st.DrawFn, text: str) -> str | None:
+    usable = [(find, put) for find, put in _ALIAS_EDITS if re.search(find, text)]
+    if not usable:
+        return None
+    find, put = draw(st.sampled_from(usable))
+    return re.sub(find, put, text, count=1)
+
+
+def _line_edit(draw: st.DrawFn, text: str) -> str:
+    starts = [0, *(index + 1 for index, char in enumerate(text) if char == "\n")]
+    where = draw(st.sampled_from(starts))
+    return text[:where] + "\n" + text[where:]
+
+
+def _swap_edit(draw: st.DrawFn, text: str) -> str | None:
+    slices = scan_slices(text)
+    if slices is None or len(slices.pieces) < 2:
+        return None
+    first = draw(st.integers(0, len(slices.pieces) - 2))
+    second = draw(st.integers(first + 1, len(slices.pieces) - 1))
+    a, b = slices.pieces[first], slices.pieces[second]
+    return (
+        text[: a.start]
+        + text[b.start : b.end]
+        + text[a.end : b.start]
+        + text[a.start : a.end]
+        + text[b.end :]
+    )
+
+
+@st.composite
+def edits(draw: st.DrawFn) -> Edit:
+    """A generated module and one edit of `EDIT_KINDS`; a text edit that
+    finds nothing to change in this module inserts a line instead."""
+    text = draw(modules())
+    kind = draw(st.sampled_from(EDIT_KINDS))
+    edited: str | None = text
+    if kind == "body":
+        edited = _body_edit(draw, text)
+    elif kind == "alias":
+        edited = _alias_edit(draw, text)
+    elif kind == "swap":
+        edited = _swap_edit(draw, text)
+    if kind == "line" or edited is None:
+        kind, edited = "line", _line_edit(draw, text)
+    return Edit(kind, text, edited, draw(st.integers(0, 1 << 16)))

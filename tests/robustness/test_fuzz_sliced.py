@@ -1,7 +1,10 @@
 """Sliced runs against whole runs on generated text: the same exit status,
 stdout and stderr, byte for byte, for every valid spelling of a module the
 generator makes (`mlir_variants.modules`) and for near misses of them; the
-valid ones also through the result cache (`--cache`), cold and warm.
+valid ones also through the result cache (`--cache`), cold and warm; and
+through the cache again after an edit (`mlir_variants.edits`: a function's
+body, an alias, a line above, two ops swapped, an option, a flag, a plugin's
+source, an installed xDSL file), against a run without it.
 
 passflow-opt runs each input twice in this process: whole and serially
 (`--mlir-disable-threading`), and sliced on the process executor with an
@@ -19,6 +22,7 @@ import contextlib
 import gc
 import io
 import math
+import shutil
 import tempfile
 from collections import Counter
 from collections.abc import Generator
@@ -26,13 +30,23 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+import xdsl
 from hypothesis import event, given, settings
 
+from passflow import registry
+from passflow.cache import sources
+from passflow.cache.store import ResultCache
 from passflow.executors import ProcessExecutor, make_executor
 from passflow.sliced import Fallback, SlicedOutcome
-from passflow.tools import chunk, opt, pass_manager_options, sliced_options
+from passflow.tools import (
+    chunk,
+    opt,
+    pass_manager_options,
+    plugin_options,
+    sliced_options,
+)
 
-from .mlir_variants import modules, near_misses
+from .mlir_variants import Edit, edits, modules, near_misses
 from .support import fuzz_settings, time_bound
 
 SLICED_DEADLINE = timedelta(seconds=60)
@@ -150,3 +164,142 @@ def test_near_misses_run_the_same_sliced_and_whole() -> None:
 
         check()
     assert seen["sliced"] > 0, seen
+
+
+EDIT_EXAMPLES = 200
+"""Edited modules in `make test`; `make fuzz` runs 10,000 (`EDIT_LONG_FACTOR`)."""
+
+EDIT_LONG_FACTOR = 2.5
+
+EDIT_PIPELINES = [
+    "builtin.module(func.func({tag}canonicalize{options},cse))",
+    "builtin.module(func.func({tag}canonicalize{options},"
+    "test-pass-failure{{gen-diagnostics=true}}))",
+]
+"""One pipeline that prints the IR, one that reports an error at every
+function (so that a stale position shows)."""
+
+OPTION_EDITS = [
+    "{max-iterations=1}",
+    "{top-down=false}",
+    "{region-simplify=disabled}",
+    "{test-convergence=true}",
+]
+
+FLAG_EDITS = [
+    "--mlir-disable-threading",
+    "--split-input-file",
+    "--verify-each=false",
+    "--mlir-print-op-generic",
+    "--mlir-print-debuginfo",
+]
+
+EDIT_PLUGIN = """
+from xdsl.dialects.builtin import UnitAttr
+
+from passflow import OperationPass, register_pass
+
+
+@register_pass
+class Tag(OperationPass):
+    argument = "test-fuzz-edit-tag"
+    op_name = "func.func"
+
+    def run_on_operation(self):
+        self.get_operation().attributes["tagged"] = UnitAttr()
+"""
+
+
+@contextlib.contextmanager
+def registry_restored() -> Generator[None]:
+    """What a plugin loaded in the block registers is gone after it."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(registry, "_plugins", registry.loaded_plugins())
+        patch.setattr(registry, "_passes", dict(registry._passes))  # pyright: ignore[reportPrivateUsage]
+        patch.setattr(plugin_options, "_registered", set[object]())
+        yield
+
+
+def _hits(cache: Path) -> int:
+    with contextlib.closing(ResultCache(cache)) as store:
+        return store.stats().hits
+
+
+class EditRun:
+    """One test's files: the input, the cache, the plugin and a copy of
+    xDSL's source that the key reads in place of the installed one."""
+
+    def __init__(self, directory: Path) -> None:
+        self.path = directory / "in.mlir"
+        self.cache = directory / "cache"
+        self.plugin = directory / "edit_plugin.py"
+        self.plugin.write_text(EDIT_PLUGIN)
+        self.xdsl = directory / "xdsl"
+        shutil.copytree(
+            Path(xdsl.__file__ or ".").parent,
+            self.xdsl,
+            ignore=shutil.ignore_patterns("__pycache__"),
+        )
+        self.xdsl_files = sorted(self.xdsl.rglob("*.py"))
+        self.edits = 0
+
+    def check(self, edit: Edit, seen: Counter[str]) -> None:
+        """Run `edit.text` cached, apply the edit, run it cached twice (cold,
+        warm) and uncached: the same status, stdout and stderr. An edit of
+        code (a plugin, xDSL) hits nothing."""
+        self.path.write_text(edit.text)
+        tag = "test-fuzz-edit-tag," if edit.kind == "plugin" else ""
+        plugin = [f"--load-pass-plugin={self.plugin}"] if tag else []
+        template = EDIT_PIPELINES[edit.choice // 7 % len(EDIT_PIPELINES)]
+        pipeline = template.format(tag=tag, options="")
+        flags = ["--allow-unregistered-dialect", *plugin]
+        self._cached(pipeline, flags, seen)
+        self.edits += 1
+        if edit.kind == "option":
+            options = OPTION_EDITS[edit.choice % len(OPTION_EDITS)]
+            pipeline = template.format(tag=tag, options=options)
+        elif edit.kind == "flag":
+            flags.append(FLAG_EDITS[edit.choice % len(FLAG_EDITS)])
+        elif edit.kind == "plugin":
+            self.plugin.write_text(EDIT_PLUGIN + f"# edit {self.edits}\n")
+        elif edit.kind == "xdsl":
+            edited = self.xdsl_files[edit.choice % len(self.xdsl_files)]
+            edited.write_text(edited.read_text() + f"# edit {self.edits}\n")
+        self.path.write_text(edit.edited)
+        hits = _hits(self.cache)
+        after = self._cached(pipeline, flags, seen)
+        if edit.kind in ("plugin", "xdsl"):
+            assert _hits(self.cache) == hits, (edit.kind, "a stale hit")
+        with time_bound(edit.edited):
+            whole = run_tool(
+                [str(self.path), "-p", pipeline, *flags, "--mlir-disable-threading"]
+            )
+        assert after == whole, (edit, "cold")
+        assert self._cached(pipeline, flags, seen) == whole, (edit, "warm")
+        event(f"edit: {edit.kind}")
+
+    def _cached(
+        self, pipeline: str, flags: list[str], seen: Counter[str]
+    ) -> tuple[int, str, str]:
+        argv = [str(self.path), "-p", pipeline, *flags, f"--cache={self.cache}"]
+        with time_bound(argv), sliced_in_process(seen), registry_restored():
+            return run_tool(argv)
+
+
+def test_edits_between_cached_runs_give_the_fresh_result() -> None:
+    seen: Counter[str] = Counter()
+    with tempfile.TemporaryDirectory() as directory:
+        run = EditRun(Path(directory))
+
+        @settings(
+            fuzz_settings(EDIT_EXAMPLES, long_factor=EDIT_LONG_FACTOR),
+            deadline=SLICED_DEADLINE,
+        )
+        @given(edits())
+        def check(edit: Edit) -> None:
+            run.check(edit, seen)
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(sources, "xdsl_source", lambda: run.xdsl)
+            check()
+    assert seen["sliced"] > seen["fallback"], seen

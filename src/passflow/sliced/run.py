@@ -11,6 +11,9 @@ from dataclasses import dataclass, field
 from typing import cast
 
 from passflow import ir
+from passflow.cache.code import pipeline_code
+from passflow.cache.keys import RunKeys, run_keys
+from passflow.cache.store import CachedPiece, ResultCache
 from passflow.diagnostics import IRParseError, PassPipelineError
 from passflow.execution import ChildExecutor
 from passflow.executors.capture import captured_output
@@ -19,9 +22,6 @@ from passflow.executors.shipping import ShippingExecutor
 from passflow.executors.transfer import Decoder, EncodedOp
 from passflow.pass_manager import PassManager
 from passflow.sliced.batch import BatchResult, BatchRunner
-from passflow.sliced.cache import CachedPiece, ResultCache
-from passflow.sliced.cache_code import pipeline_code
-from passflow.sliced.cache_key import piece_keys, run_key, shell_key
 from passflow.sliced.local import run_local
 from passflow.sliced.outcome import Fallback, PieceResult, SlicedOutcome, stitch
 from passflow.sliced.plan import RemoteRun, SlicePlan, why_not_sliced
@@ -130,7 +130,7 @@ def run_sliced(
     ran are stored (`cache_salt`: what else the caller's output depends on;
     `salt_names_pipeline`: it holds the text `pm` was built from, so a
     pipeline of passflow's own passes is keyed without it,
-    `passflow.sliced.cache_code`)."""
+    `passflow.cache.code`)."""
     run = _SlicedRun(
         text,
         name,
@@ -205,19 +205,15 @@ class _SlicedRun:
         if problem is not None:
             return Fallback(f"the module's shell does not verify: {problem.message}")
         plan = SlicePlan.of(slices, jobs)
-        keys: list[str] = []
         hits: dict[int, CachedPiece] = {}
-        run = ""
-        if cache is not None and not runner.keep_ops:
-            code = pipeline_code(pm, named_by_salt=self.salt_names_pipeline)
-            run = run_key(code, self.name, slices.shell_text, self.salt)
-            keys = piece_keys(run, slices)
-            found = cache.get_many(keys)
-            for index, key in enumerate(keys):
+        keys = self._keys(runner, slices)
+        if cache is not None and keys is not None:
+            found = cache.get_many(keys.pieces)
+            for index, key in enumerate(keys.pieces):
                 piece = found.get(key)
                 if piece is not None and (index not in plan.watched or piece.header):
                     hits[index] = piece
-            misses = [i for i in range(len(keys)) if i not in hits]
+            misses = [i for i in range(len(keys.pieces)) if i not in hits]
             plan = SlicePlan.of(slices, jobs, misses, separately=True)
         profile = SlicedProfile(
             pieces=len(slices.pieces),
@@ -232,11 +228,11 @@ class _SlicedRun:
             results = run_local(
                 plan, runner, jobs, profile, serial_budget=self.serial_budget
             )
-        if run:  # the cache was looked up
+        if keys is not None:  # the cache was looked up
             outcome = _assemble_cached(runner.prefix, results, hits)
             if cache is not None and isinstance(outcome, SlicedOutcome):
-                cache.put_many(_entries(results, keys))
-                cache.put_shell(shell_key(run), runner.prefix)
+                cache.put_many(_entries(results, keys.pieces))
+                cache.put_shell(keys.shell, runner.prefix)
         else:
             outcome = assemble(runner.prefix, results)
         if (
@@ -251,6 +247,24 @@ class _SlicedRun:
             profile.batch_seconds = sum(result.seconds for result in results)
             outcome.profile = profile
         return outcome
+
+    def _keys(self, runner: BatchRunner, slices: SourceSlices) -> RunKeys | None:
+        """The run's cache keys, or None when it runs uncached (no cache, or
+        one that cannot hold this run: `--cache-stats` says why)."""
+        cache = self.cache
+        if cache is None:
+            return None
+        if runner.keep_ops:
+            cache.bypassed.append(
+                "passes follow the nested pipelines (docs/cache.md, "
+                "'Module passes after the nest')"
+            )
+            return None
+        code = pipeline_code(self.pm, named_by_salt=self.salt_names_pipeline)
+        if isinstance(code, str):
+            cache.bypassed.append(code)
+            return None
+        return run_keys(cache, code, self.name, slices, self.salt)
 
 
 def nested_head(pm: PassManager) -> PassManager:
@@ -316,7 +330,9 @@ def _assemble_cached(
     )
 
 
-def _entries(results: Sequence[BatchResult], keys: list[str]) -> dict[str, CachedPiece]:
+def _entries(
+    results: Sequence[BatchResult], keys: Sequence[str]
+) -> dict[str, CachedPiece]:
     """The cache entries of the pieces that ran, those whose events are data."""
     entries: dict[str, CachedPiece] = {}
     for result in results:

@@ -2,7 +2,7 @@
 `--cache-stats`, `--cache-clear` (docs/cache.md).
 
 The cache is off unless asked for, by `--cache` or by `PASSFLOW_CACHE_DIR`.
-It serves sliced runs of nested pipelines only (`passflow.sliced.cache`);
+It serves sliced runs of nested pipelines only (`passflow.cache.store`);
 every other run goes on as without it. A directory that cannot hold the
 cache is one note, and the run goes on uncached. The cache (SQLite, JSON)
 loads only when asked for.
@@ -17,19 +17,21 @@ from typing import TYPE_CHECKING
 
 from passflow.diagnostics import PassflowError
 from passflow.tools.command_line import FlagParser
+from passflow.tools.invocation import PROG, Invocation
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from passflow.sliced.cache import ResultCache
-    from passflow.tools.invocation import Invocation
+    from passflow.cache.store import ResultCache
 
 __all__ = [
     "add_cache_flags",
     "cache_maintenance",
     "cache_requested",
     "cache_salt",
+    "check_cache_flags",
     "open_cache",
+    "print_cache_stats",
 ]
 
 _NOT_IN_THE_KEY = frozenset(
@@ -64,8 +66,16 @@ def add_cache_flags(parser: FlagParser) -> None:
         help="evict the least recently used cache entries past SIZE "
         "(bytes, or with K, M, G; default 1G)",
     )
-    parser.add_flag("--cache-stats", help="print the cache's statistics and exit")
-    parser.add_flag("--cache-clear", help="empty the cache and exit")
+    parser.add_flag(
+        "--cache-stats",
+        help="print the cache's statistics (after the run, if an input or a "
+        "pipeline is given; else exit)",
+    )
+    parser.add_flag(
+        "--cache-clear",
+        help="empty the cache (before the run, if an input or a pipeline is "
+        "given; else exit)",
+    )
 
 
 def cache_requested(args: argparse.Namespace) -> bool:
@@ -83,20 +93,33 @@ def _directory(args: argparse.Namespace) -> Path | None:
 
 
 def _default_directory() -> Path:
-    from passflow.sliced.cache import default_cache_dir  # the cache is asked for
+    from passflow.cache.store import default_cache_dir  # the cache is asked for
 
     return default_cache_dir()
 
 
-def _max_size(args: argparse.Namespace) -> int:
-    from passflow.sliced.cache import DEFAULT_MAX_SIZE, parse_size  # asked for
+def check_cache_flags(args: argparse.Namespace) -> None:
+    """Reject a `--cache-max-size` that is not a size, whether or not the
+    cache is asked for (as llvm::cl checks every flag's value)."""
+    if args.cache_max_size is not None:
+        _max_size(args)
 
+
+def _max_size(args: argparse.Namespace) -> int:
     if args.cache_max_size is None:
-        return DEFAULT_MAX_SIZE
+        return _default_max_size()
+    from passflow.cache.store import parse_size  # the flag is given
+
     try:
         return parse_size(args.cache_max_size)
     except ValueError as err:
         raise PassflowError(f"for the --cache-max-size option: {err}") from None
+
+
+def _default_max_size() -> int:
+    from passflow.cache.store import DEFAULT_MAX_SIZE  # the cache is asked for
+
+    return DEFAULT_MAX_SIZE
 
 
 def open_cache(args: argparse.Namespace, *, quiet: bool = False) -> ResultCache | None:
@@ -105,7 +128,7 @@ def open_cache(args: argparse.Namespace, *, quiet: bool = False) -> ResultCache 
     directory = _directory(args)
     if directory is None:
         return None
-    from passflow.sliced.cache import CacheUnavailableError, ResultCache  # asked for
+    from passflow.cache.store import CacheUnavailableError, ResultCache  # asked for
 
     try:
         max_size = _max_size(args)
@@ -117,38 +140,72 @@ def open_cache(args: argparse.Namespace, *, quiet: bool = False) -> ResultCache 
         return ResultCache(directory, max_size)
     except CacheUnavailableError as err:
         if not quiet:
-            sys.stderr.write(f"passflow-opt: note: running without the cache: {err}\n")
+            sys.stderr.write(f"{PROG}: note: running without the cache: {err}\n")
         return None
 
 
-def cache_maintenance(args: argparse.Namespace) -> int | None:
-    """`--cache-stats` / `--cache-clear`: the exit status, or None if neither
-    was asked for."""
+def _runs_input(inv: Invocation) -> bool:
+    """Whether the command line asks for a run besides the cache's upkeep:
+    it names an input file or a pipeline."""
+    args = inv.args
+    return args.input != "-" or bool(args.pass_pipeline) or bool(inv.pass_flags)
+
+
+def cache_maintenance(inv: Invocation) -> int | None:
+    """`--cache-clear` (done here) and `--cache-stats` without a run: the
+    exit status; None if the run goes on (`--cache-stats` then prints
+    after it, `print_cache_stats`)."""
+    args = inv.args
     if not (args.cache_stats or args.cache_clear):
         return None
-    from passflow.sliced.cache import CacheUnavailableError, ResultCache  # asked for
-
-    directory = _directory(args) or _default_directory()
-    try:
-        cache = ResultCache(directory, _max_size(args))
-    except CacheUnavailableError as err:
-        sys.stderr.write(f"passflow-opt: {err}\n")
+    running = _runs_input(inv)
+    if running and not args.cache_clear:
+        return None
+    cache = _maintained_cache(args)
+    if cache is None:
         return 1
     try:
         if args.cache_clear:
             cache.clear()
-        if args.cache_stats:
+        if args.cache_stats and not running:
             sys.stdout.write(str(cache.stats()))
     finally:
         cache.close()
+    return None if running else 0
+
+
+def print_cache_stats(inv: Invocation) -> int:
+    """`--cache-stats` after a run: the statistics of the run's cache (with
+    why it was not cached, if it was not), else of the directory's; the exit
+    status of printing them."""
+    cache = inv.cache or _maintained_cache(inv.args)
+    if cache is None:
+        return 1
+    sys.stdout.write(str(cache.stats()))
+    sys.stdout.flush()
+    if cache is not inv.cache:
+        cache.close()
     return 0
+
+
+def _maintained_cache(args: argparse.Namespace) -> ResultCache | None:
+    """The cache `--cache-stats` and `--cache-clear` work on, or None after
+    an error on stderr."""
+    from passflow.cache.store import CacheUnavailableError, ResultCache  # asked for
+
+    directory = _directory(args) or _default_directory()
+    try:
+        return ResultCache(directory, _max_size(args))
+    except CacheUnavailableError as err:
+        sys.stderr.write(f"{PROG}: {err}\n")
+        return None
 
 
 def cache_salt(inv: Invocation) -> str:
     """What the output depends on besides the text and the code: every flag
     but those that choose files and executors (the pipeline's text among
-    them), the individual pass flags, and the text of the plugins and IRDL
-    file the command line loads (a dialect changes what the input parses to)."""
+    them), the individual pass flags, and the text of the IRDL file the
+    command line loads (a dialect changes what the input parses to)."""
     import hashlib  # for a run with the cache only
 
     args = inv.args
@@ -158,22 +215,17 @@ def cache_salt(inv: Invocation) -> str:
         for name, value in vars(args).items()
         if name not in _NOT_IN_THE_KEY
     )
-    sources = [*inv.plugins.passes, *inv.plugins.dialects, *inv.plugins.opt_mains]
-    if args.irdl_file:
-        sources.append(args.irdl_file)
-    loaded = [_source_text(source) for source in sources]
-    key = repr((settings, pass_flags, loaded))
+    # A plugin's code is in the key as code (`passflow.cache.code`); an IRDL
+    # file is data the input is parsed with.
+    irdl = _source_text(args.irdl_file) if args.irdl_file else ""
+    key = repr((settings, pass_flags, irdl))
     return hashlib.sha256(key.encode()).hexdigest()
 
 
-def _source_text(source: str) -> str:
-    """The text of a plugin (a file, or a loaded module's file, also as
-    `file.py:name` or `module:name`) or IRDL file."""
-    head = source.rpartition(":")[0] if ".py:" in source else source.partition(":")[0]
-    module = sys.modules.get(head)
-    path = getattr(module, "__file__", None) or head
+def _source_text(path: str) -> str:
+    """The text of the IRDL file `path`."""
     try:
         with open(path, encoding="utf-8", errors="replace") as stream:
             return stream.read()
     except OSError:
-        return f"<unreadable {source}>"
+        return f"<unreadable {path}>"

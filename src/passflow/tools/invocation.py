@@ -21,8 +21,8 @@ from passflow.tools.pass_manager_options import PassManagerOptions
 from passflow.tools.plugin_options import CommandLinePlugins
 
 if TYPE_CHECKING:
+    from passflow.cache.store import ResultCache
     from passflow.execution import ChildExecutor
-    from passflow.sliced.cache import ResultCache
 
 __all__ = [
     "NO_PIPELINE_GRAPH",

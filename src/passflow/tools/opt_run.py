@@ -20,7 +20,13 @@ from passflow.source_diagnostics import (
     SourceDiagnosticPrinter,
     VerifyLevel,
 )
-from passflow.tools.cache_options import cache_maintenance, cache_salt, open_cache
+from passflow.tools.cache_options import (
+    cache_maintenance,
+    cache_salt,
+    check_cache_flags,
+    open_cache,
+    print_cache_stats,
+)
 from passflow.tools.chunk import ChunkRun, Reports, error_with_note
 from passflow.tools.command_line import check_choice
 from passflow.tools.invocation import (
@@ -45,6 +51,7 @@ def check_tool_flags(args: argparse.Namespace) -> PassManagerOptions:
         )
     check_choice("mlir-timing-display", args.mlir_timing_display, ("list", "tree"))
     check_choice("mlir-output-format", args.mlir_output_format, ("text", "json"))
+    check_cache_flags(args)
     options = PassManagerOptions.from_args(args)
     # IR dumps print as the output does (mlir-opt's printing flags are global).
     print_ir = dataclasses.replace(options.print_ir, print_options=print_options(args))
@@ -68,10 +75,10 @@ def _reports(args: argparse.Namespace) -> Reports:
 def run_input(inv: Invocation) -> int:
     """Run the pipeline the command line asks for on its input: the exit status."""
     args = inv.args
-    maintained = cache_maintenance(args)
+    inv.options = options = check_tool_flags(args)
+    maintained = cache_maintenance(inv)
     if maintained is not None:
         return maintained
-    inv.options = options = check_tool_flags(args)
     shown = DiagnosticOptions.from_args(args)
     try:
         text, name = read_input(args.input)
@@ -126,5 +133,11 @@ def run_input(inv: Invocation) -> int:
         if inv.cache is not None:
             for warning in inv.cache.warnings:
                 sys.stderr.write(f"{PROG}: warning: {warning}\n")
+    try:
+        status = write_chunks(args, outputs, ok)
+        if args.cache_stats:
+            status = print_cache_stats(inv) or status
+    finally:
+        if inv.cache is not None:
             inv.cache.close()
-    return write_chunks(args, outputs, ok)
+    return status

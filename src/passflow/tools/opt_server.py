@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
+from passflow.owner_only import not_owner_only
 from passflow.tools.file_stamps import Stamp, current, manifest
 from passflow.tools.server_wire import WireError, identity, peer_uid, receive, send
 
@@ -98,16 +99,15 @@ class _Stop(Exception):
 
 def _check_directory(directory: Path) -> None:
     try:
-        status = directory.stat()
+        problem = not_owner_only(directory)
     except OSError as err:
         raise ServerError(
             f"cannot use directory '{directory}': {err.strerror}",
             "create it with 'mktemp -d' (mode 0700)",
         ) from None
-    if status.st_uid != os.getuid() or status.st_mode & 0o077:
+    if problem is not None:
         raise ServerError(
-            f"directory '{directory}' is open to other users "
-            f"(owner uid {status.st_uid}, mode {stat.S_IMODE(status.st_mode):04o})",
+            f"directory '{directory}' is open to other users ({problem})",
             "put the socket in a directory of yours that only you can enter, "
             "e.g. one made by 'mktemp -d'",
         )

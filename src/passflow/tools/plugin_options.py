@@ -19,9 +19,9 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from passflow.diagnostics import PassflowError
+from passflow.plugin_identity import plugin_key
 from passflow.tools.command_line import FlagParser, dashes
 
 __all__ = [
@@ -92,7 +92,7 @@ class CommandLinePlugins:
         """What tells these plugins from others: a file by its absolute path (the
         same `plugin.py` in two directories is two plugins)."""
         specs = [
-            str(Path(spec).resolve()) if spec.endswith(".py") else spec
+            plugin_key(spec)
             for spec in (*self.passes, "--", *self.dialects, "--", *self.opt_mains)
         ]
         return "\0".join(specs)

@@ -27,9 +27,9 @@ from passflow.executors.captured_output import CapturedOutput
 from passflow.tools.print_flags import changes_printing
 
 if TYPE_CHECKING:
+    from passflow.cache.store import ResultCache
     from passflow.execution import ChildExecutor
     from passflow.pass_manager import PassManager
-    from passflow.sliced.cache import ResultCache
     from passflow.sliced.run import Fallback, SlicedOutcome
 
 __all__ = [

@@ -1,10 +1,10 @@
 """passflow-opt's warm path: a run that the result cache holds in full is
 printed from it before the IR, the pass manager or any pass loads.
 
-The keys take the scan of the text and passflow's source alone
-(`passflow.sliced.cache_key.own_code_key`): they are the keys a full run
-computes for a pipeline of passflow's own passes named on the command line
-(`passflow.sliced.cache_code`). When every piece of every chunk, and each
+The keys are `passflow.cache.keys.run_keys`'s for `OWN_PIPELINE`, from the
+scan of the text, the flags and the source of passflow and xDSL alone: the
+keys a full run computes for a pipeline of passflow's own passes named on the
+command line (`passflow.cache.code`). When every piece of every chunk, and each
 chunk's printed shell, is in the cache, the stored results are stitched
 (`passflow.sliced.outcome.stitch`, the full run's own checks) and printed as
 the full run prints them. A pipeline keyed otherwise (a plugin's pass, an
@@ -25,9 +25,10 @@ import argparse
 import os
 import sys
 
+from passflow.cache.keys import RunKeys, run_keys
+from passflow.cache.sources import OWN_PIPELINE
+from passflow.cache.store import ResultCache
 from passflow.diagnostics import PassflowError
-from passflow.sliced.cache import ResultCache
-from passflow.sliced.cache_key import own_code_key, piece_keys, run_key, shell_key
 from passflow.sliced.outcome import Fallback, SlicedOutcome, stitch
 from passflow.sliced.scan import SourceSlices, scan_text
 from passflow.source_diagnostics import SourceDiagnosticPrinter
@@ -109,29 +110,28 @@ def _look_up(
         text, name = read_input(inv.args.input)
     except OSError:
         return None
-    code, salt = own_code_key(), cache_salt(inv)
-    chunks: list[tuple[SourceSlices, str]] = []
+    salt = cache_salt(inv)
+    chunks: list[tuple[SourceSlices, RunKeys]] = []
     for chunk, first_line in split_chunks(text, inv.args.split_input_file):
         slices = scan_text(chunk, first_line)
         if isinstance(slices, str):
             return None
-        chunks.append((slices, run_key(code, name, slices.shell_text, salt)))
-    shells = [shell_key(run) for _, run in chunks]
+        chunks.append((slices, run_keys(cache, OWN_PIPELINE, name, slices, salt)))
+    shells = [run.shell for _, run in chunks]
     prefixes = cache.peek_shells(shells)
     if prefixes is None:
-        return None  # a run never stored (a cold one): no key computed for it
-    each = [piece_keys(run, slices) for slices, run in chunks]
-    keys = [key for chunk_keys in each for key in chunk_keys]
+        return None  # a run never stored (a cold one)
+    keys = [key for _, run in chunks for key in run.pieces]
     pieces = cache.peek_entries(keys)
     if pieces is None:
         return None
     outcomes: list[SlicedOutcome] = []
-    for (slices, _), shell, chunk_keys in zip(chunks, shells, each, strict=True):
-        hits = [pieces[key] for key in chunk_keys]
+    for slices, run in chunks:
+        hits = [pieces[key] for key in run.pieces]
         if any(hits[i].header is None for i in slices.referenced()):
             return None  # stored by a run that did not watch it
         headers = [piece.header for piece in hits if piece.header is not None]
-        outcome = stitch(prefixes[shell], hits, headers)
+        outcome = stitch(prefixes[run.shell], hits, headers)
         if isinstance(outcome, Fallback):
             return None
         if outcome.output is None and not outcome.failed:

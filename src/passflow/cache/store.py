@@ -1,6 +1,6 @@
-"""The result cache of sliced runs: each top-level op's printed text and
-diagnostics, stored under a key that covers everything that can change them
-(`passflow.sliced.cache_key`), so that an unchanged op is never run twice.
+"""The result cache's store: each top-level op's printed text and
+diagnostics, under a key that covers everything that can change them
+(`passflow.cache.keys.run_keys`), so that an unchanged op is never run twice.
 
 The store is one SQLite database in the cache directory (the standard
 library's `sqlite3`): every write is a transaction, so a process that dies
@@ -12,9 +12,19 @@ whose text does not match its checksum or does not decode is a miss with a
 warning, never a wrong result. Entries carry the time they were last used;
 past `max_size` bytes the least recently used go.
 
+The checksum guards against damage, not against people: whoever can write
+the database can write a matching one. So the store is the user's alone,
+checked before use (`passflow.owner_only`): a directory owned by another user
+or writable by group or others, and a database file (or its write-ahead log
+or shared memory) owned by another user, are refused
+(`CacheUnavailableError`); the directory is made 0700 and the files 0600.
+
 Beside the entries, the store keeps each run's printed shell (the module's
 first line, a few bytes), so that passflow-opt's warm path can print a run
-the cache holds in full without parsing anything (`peek_shells`, `peek_entries`, `record_hits`).
+the cache holds in full without parsing anything (`peek_shells`,
+`peek_entries`, `record_hits`), and the digest of every source file the keys
+cover with its stamp (`passflow.cache.sources.StampMemo`), so that a warm run
+reads none of them again.
 """
 
 from __future__ import annotations
@@ -29,10 +39,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeAlias, cast
 
+from passflow.cache.sources import PipelineCode, Stamp
 from passflow.diagnostics import Diagnostic, Location, PassflowError, Severity
 from passflow.executors.captured_output import CapturedOutput
+from passflow.owner_only import GROUP_OR_OTHERS_WRITE, not_owner_only
 
 __all__ = [
+    "DATABASE",
     "DEFAULT_MAX_SIZE",
     "CacheStats",
     "CacheUnavailableError",
@@ -55,6 +68,14 @@ CREATE TABLE IF NOT EXISTS entries (
 );
 CREATE INDEX IF NOT EXISTS entries_by_use ON entries (used);
 CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS stamps (
+    path TEXT PRIMARY KEY,
+    size INTEGER NOT NULL,
+    mtime INTEGER NOT NULL,
+    ctime INTEGER NOT NULL,
+    inode INTEGER NOT NULL,
+    digest TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS shells (
     key TEXT PRIMARY KEY,
     prefix TEXT NOT NULL,
@@ -64,11 +85,17 @@ CREATE TABLE IF NOT EXISTS shells (
 """
 
 
+DATABASE = "results.sqlite3"
+"""The database's file name in the cache directory."""
+
+_DATABASE_FILES = (DATABASE, f"{DATABASE}-wal", f"{DATABASE}-shm")
+
 _Change: TypeAlias = Callable[[sqlite3.Connection], None]
 
 
 class CacheUnavailableError(PassflowError):
-    """The cache directory cannot be used (not writable, not a database)."""
+    """The cache directory cannot be used (not writable, not a database, not
+    the user's alone)."""
 
 
 def default_cache_dir() -> Path:
@@ -192,6 +219,8 @@ class CacheStats:
     max_size: int
     hits: int
     misses: int
+    bypassed: tuple[str, ...] = ()
+    """Why this run, or a part of it, was not cached."""
 
     def __str__(self) -> str:
         lookups = self.hits + self.misses
@@ -201,7 +230,7 @@ class CacheStats:
             f"entries: {self.entries}\n"
             f"size: {self.size} bytes (limit {self.max_size})\n"
             f"lookups: {lookups}: {self.hits} hits, {self.misses} misses{rate}\n"
-        )
+        ) + "".join(f"not cached: {reason}\n" for reason in self.bypassed)
 
 
 class ResultCache:
@@ -214,11 +243,17 @@ class ResultCache:
         self.directory = directory
         self.max_size = max_size
         self.warnings: list[str] = []
-        path = directory / "results.sqlite3"
+        self.bypassed: list[str] = []
+        """Why runs with this cache were not cached (`--cache-stats` says)."""
+        self.fingerprints: dict[PipelineCode, str] = {}
+        path = directory / DATABASE
         try:
             directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+            _check_private(directory)
             if not os.access(directory, os.W_OK):
                 raise PermissionError(f"'{directory}' is not writable")
+            # SQLite gives the log and shared-memory files the database's mode.
+            os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600))
             self._db = sqlite3.connect(path, timeout=60, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")  # WAL: durable at checkpoints
@@ -349,6 +384,34 @@ class ResultCache:
         except sqlite3.Error as err:
             self.warnings.append(f"the cache could not be written ({err})")
 
+    def remembered_digests(self) -> dict[str, tuple[Stamp, str]]:
+        """The stamp and digest of each source file the keys read before
+        (`passflow.cache.sources.StampMemo`); none if the store cannot say."""
+        try:
+            rows = self._db.execute(
+                "SELECT path, size, mtime, ctime, inode, digest FROM stamps"
+            ).fetchall()
+        except sqlite3.Error:
+            return {}
+        return {
+            str(path): ((int(size), int(mtime), int(ctime), int(inode)), str(digest))
+            for path, size, mtime, ctime, inode, digest in rows
+        }
+
+    def remember_digests(self, digests: Mapping[str, tuple[Stamp, str]]) -> None:
+        """Remember these source files' stamps and digests."""
+        rows = [(path, *stamp, digest) for path, (stamp, digest) in digests.items()]
+
+        def store(db: sqlite3.Connection) -> None:
+            db.executemany(
+                "INSERT OR REPLACE INTO stamps VALUES (?, ?, ?, ?, ?, ?)", rows
+            )
+
+        try:
+            self._write(store)
+        except sqlite3.Error as err:
+            self.warnings.append(f"the cache could not be written ({err})")
+
     def stats(self) -> CacheStats:
         entries, size = self._db.execute(
             "SELECT COUNT(*), COALESCE(SUM(size), 0) FROM entries"
@@ -361,6 +424,7 @@ class ResultCache:
             self.max_size,
             int(counters.get("hits", 0)),
             int(counters.get("misses", 0)),
+            tuple(dict.fromkeys(self.bypassed)),
         )
 
     def clear(self) -> None:
@@ -368,6 +432,7 @@ class ResultCache:
             db.execute("DELETE FROM entries")
             db.execute("DELETE FROM counters")
             db.execute("DELETE FROM shells")
+            db.execute("DELETE FROM stamps")
 
         self._write(wipe)
         self._db.execute("VACUUM")
@@ -416,6 +481,28 @@ class ResultCache:
         db.execute(
             "DELETE FROM shells WHERE used < (SELECT COALESCE(MIN(used), 0) FROM entries)"
         )
+
+
+def _check_private(directory: Path) -> None:
+    """Raise `PermissionError` unless `directory` and the database files in
+    it are the user's alone; make the user's own files 0600."""
+    problem = not_owner_only(directory, GROUP_OR_OTHERS_WRITE)
+    if problem is not None:
+        raise PermissionError(
+            f"the directory is not yours alone ({problem}); use one only you "
+            "can write to (mkdir -m 700)"
+        )
+    for name in _DATABASE_FILES:
+        path = directory / name
+        try:
+            problem = not_owner_only(path, 0, follow=False)
+        except FileNotFoundError:
+            continue
+        if problem is not None:
+            raise PermissionError(
+                f"'{name}' is not yours ({problem}); remove it or use another directory"
+            )
+        os.chmod(path, 0o600)
 
 
 def _decode(value: object, checksum: object) -> CachedPiece | None:
