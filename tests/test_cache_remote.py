@@ -12,15 +12,13 @@ from __future__ import annotations
 
 import http.server
 import os
-import shutil
 import socket
-import subprocess
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from remote_servers import free_port, http_cache, redis_server
 from test_cache import tool
 from test_sliced import module
 
@@ -28,104 +26,17 @@ from passflow.cache.remote import RedisStore, RemoteError, read_key_file
 
 PIPELINE = "builtin.module(func.func(canonicalize,cse))"
 
-REDIS = shutil.which("redis-server") or "/usr/bin/redis-server"
-NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
-INSTALL = "apt-get install -y redis-server nginx-light (make test does it with CHROMIUM_INSTALL=yes)"
-
-
-def _wait(ready: object, process: subprocess.Popen[bytes], what: str) -> None:
-    assert callable(ready)
-    for _ in range(200):
-        if ready():
-            return
-        if process.poll() is not None:
-            break
-        time.sleep(0.05)
-    process.kill()
-    raise AssertionError(f"{what} did not start")
-
 
 @pytest.fixture
 def redis_url(tmp_path: Path) -> Iterator[str]:
-    assert os.access(REDIS, os.X_OK), f"{REDIS} is missing: {INSTALL}"
-    sock = tmp_path / "redis.sock"
-    process = subprocess.Popen(
-        [
-            REDIS,
-            "--port", "0",
-            "--unixsocket", str(sock),
-            "--unixsocketperm", "700",
-            "--save", "",
-            "--appendonly", "no",
-            "--dir", str(tmp_path),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    _wait(sock.exists, process, "redis-server")
-    try:
-        yield f"unix://{sock}"
-    finally:
-        process.terminate()
-        process.wait(10)
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+    with redis_server(tmp_path) as url:
+        yield url
 
 
 @pytest.fixture
 def http_url(tmp_path: Path) -> Iterator[str]:
-    assert os.access(NGINX, os.X_OK), f"{NGINX} is missing: {INSTALL}"
-    root = tmp_path / "nginx"
-    (root / "store").mkdir(parents=True)
-    port = _free_port()
-    config = root / "nginx.conf"
-    config.write_text(
-        f"""
-daemon off;
-worker_processes 1;
-user root;
-pid {root}/nginx.pid;
-error_log {root}/error.log;
-events {{}}
-http {{
-  access_log off;
-  client_body_temp_path {root}/body;
-  proxy_temp_path {root}/proxy;
-  fastcgi_temp_path {root}/fastcgi;
-  uwsgi_temp_path {root}/uwsgi;
-  scgi_temp_path {root}/scgi;
-  server {{
-    listen 127.0.0.1:{port};
-    root {root}/store;
-    location /team/ {{
-      dav_methods PUT;
-      create_full_put_path on;
-      client_max_body_size 64m;
-    }}
-  }}
-}}
-"""
-    )
-    process = subprocess.Popen(
-        [NGINX, "-c", str(config), "-p", str(root)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-
-    def listening() -> bool:
-        with socket.socket() as probe:
-            return probe.connect_ex(("127.0.0.1", port)) == 0
-
-    _wait(listening, process, "nginx")
-    try:
-        yield f"http://127.0.0.1:{port}/team"
-    finally:
-        process.terminate()
-        process.wait(10)
+    with http_cache(tmp_path) as url:
+        yield url
 
 
 @pytest.fixture
@@ -262,7 +173,7 @@ def test_a_remote_that_is_down_costs_one_note(
     source = tmp_path / "input.mlir"
     source.write_text(module(10))
     plain = tool([str(source), f"--pass-pipeline={PIPELINE}"])
-    down = url.format(port=_free_port())  # nothing listens there
+    down = url.format(port=free_port())  # nothing listens there
     status, out, err = _run(
         source,
         tmp_path / "c",

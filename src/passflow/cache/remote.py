@@ -273,7 +273,9 @@ class RemoteTier:
     entries whose HMAC checks out, `publish` signs what it writes (unless
     read-only). The first failure turns it off for the run, with one note."""
 
-    store: RemoteStore
+    connect: Callable[[], RemoteStore]
+    """Makes the store on first use: a run the local cache answers in full
+    never loads a client nor opens a connection."""
     secret: bytes
     read_only: bool = False
     url: str = ""
@@ -281,6 +283,13 @@ class RemoteTier:
     hits: int = 0
     refused: int = 0
     _off: bool = False
+    _store: RemoteStore | None = None
+
+    @property
+    def store(self) -> RemoteStore:
+        if self._store is None:
+            self._store = self.connect()
+        return self._store
 
     def _failed(self, err: BaseException) -> None:
         self._off = True
@@ -351,8 +360,9 @@ class RemoteTier:
         )
 
     def close(self) -> None:
-        with contextlib.suppress(Exception):  # a dead connection: no news
-            self.store.close()
+        if self._store is not None:
+            with contextlib.suppress(Exception):  # a dead connection: no news
+                self._store.close()
 
 
 def open_remote(
@@ -375,4 +385,4 @@ def open_remote(
     if not path:
         return None
     secret = read_key_file(path)
-    return RemoteTier(make(url), secret, read_only, url)
+    return RemoteTier(lambda: make(url), secret, read_only, url)
