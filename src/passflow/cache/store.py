@@ -37,12 +37,15 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeAlias, cast
+from typing import TYPE_CHECKING, TypeAlias, cast
 
 from passflow.cache.sources import PipelineCode, Stamp
 from passflow.diagnostics import Diagnostic, Location, PassflowError, Severity
 from passflow.executors.captured_output import CapturedOutput
 from passflow.owner_only import GROUP_OR_OTHERS_WRITE, not_owner_only
+
+if TYPE_CHECKING:
+    from passflow.cache.remote import RemoteTier
 
 __all__ = [
     "DATABASE",
@@ -86,6 +89,9 @@ CREATE TABLE IF NOT EXISTS shells (
 
 
 DATABASE = "results.sqlite3"
+
+_SHELL = "shell:"
+"""The prefix of a run's shell among the remote tier's keys."""
 """The database's file name in the cache directory."""
 
 _DATABASE_FILES = (DATABASE, f"{DATABASE}-wal", f"{DATABASE}-shm")
@@ -221,16 +227,22 @@ class CacheStats:
     misses: int
     bypassed: tuple[str, ...] = ()
     """Why this run, or a part of it, was not cached."""
+    remote: str | None = None
+    """The remote tier's line (`--cache-remote`), if one is in use."""
 
     def __str__(self) -> str:
         lookups = self.hits + self.misses
         rate = f" ({100 * self.hits / lookups:.1f}% hits)" if lookups else ""
         return (
-            f"cache directory: {self.directory}\n"
-            f"entries: {self.entries}\n"
-            f"size: {self.size} bytes (limit {self.max_size})\n"
-            f"lookups: {lookups}: {self.hits} hits, {self.misses} misses{rate}\n"
-        ) + "".join(f"not cached: {reason}\n" for reason in self.bypassed)
+            (
+                f"cache directory: {self.directory}\n"
+                f"entries: {self.entries}\n"
+                f"size: {self.size} bytes (limit {self.max_size})\n"
+                f"lookups: {lookups}: {self.hits} hits, {self.misses} misses{rate}\n"
+            )
+            + (f"remote: {self.remote}\n" if self.remote else "")
+            + "".join(f"not cached: {reason}\n" for reason in self.bypassed)
+        )
 
 
 class ResultCache:
@@ -246,6 +258,9 @@ class ResultCache:
         self.bypassed: list[str] = []
         """Why runs with this cache were not cached (`--cache-stats` says)."""
         self.fingerprints: dict[PipelineCode, str] = {}
+        self.remote: RemoteTier | None = None
+        """The shared tier (`passflow.cache.remote`): asked for what this
+        store misses, given what this store gets."""
         path = directory / DATABASE
         try:
             directory.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -265,9 +280,12 @@ class ResultCache:
 
     def close(self) -> None:
         self._db.close()
+        if self.remote is not None:
+            self.remote.close()
 
     def get_many(self, keys: Sequence[str]) -> dict[str, CachedPiece]:
-        """The entries found for `keys` (their use time renewed)."""
+        """The entries found for `keys` (their use time renewed), here or,
+        for what is not here, in the remote tier (then kept here too)."""
         found: dict[str, CachedPiece] = {}
         damaged: list[str] = []
         try:
@@ -277,17 +295,39 @@ class ResultCache:
                     damaged.append(key)
                 else:
                     found[key] = piece
-            self._write(lambda db: self._mark_used(db, list(found), damaged, len(keys)))
         except sqlite3.Error as err:
             self.warnings.append(
                 f"the cache could not be read ({err}): running uncached"
             )
             return {}
+        here = list(found)
+        missing = [key for key in dict.fromkeys(keys) if key not in found]
+        if missing and self.remote is not None:
+            found.update(self._from_remote(missing))
+        hits = list(found)
+        try:
+            self._write(
+                lambda db: self._mark_used(db, here, damaged, len(keys), len(hits))
+            )
+        except sqlite3.Error as err:
+            self.warnings.append(f"the cache could not be written ({err})")
         if damaged:
             entries = "entry" if len(damaged) == 1 else "entries"
             self.warnings.append(
                 f"{len(damaged)} damaged cache {entries} dropped: the ops run again"
             )
+        return found
+
+    def _from_remote(self, keys: Sequence[str]) -> dict[str, CachedPiece]:
+        """What the remote tier holds of `keys`, decoded, and kept here too."""
+        assert self.remote is not None
+        found: dict[str, CachedPiece] = {}
+        for key, text in self.remote.fetch(keys).items():
+            piece = _decode(text, _checksum(text))
+            if piece is not None:
+                found[key] = piece
+        if found:
+            self._put_local(found)
         return found
 
     def peek_entries(self, keys: Sequence[str]) -> dict[str, CachedPiece] | None:
@@ -298,14 +338,17 @@ class ResultCache:
             rows = self._rows("entries", "value", keys)
         except sqlite3.Error:
             return None
-        if len(rows) != len(set(keys)):
-            return None  # a miss: nothing decoded for nothing
         found: dict[str, CachedPiece] = {}
         for key, value, checksum in rows:
             piece = _decode(value, checksum)
             if piece is None:
                 return None
             found[key] = piece
+        missing = [key for key in dict.fromkeys(keys) if key not in found]
+        if missing and self.remote is not None:
+            found.update(self._from_remote(missing))
+        if len(found) != len(set(keys)):
+            return None  # a miss
         return found
 
     def peek_shells(self, keys: Sequence[str]) -> dict[str, str] | None:
@@ -320,6 +363,14 @@ class ResultCache:
             for key, prefix, checksum in rows
             if isinstance(prefix, str) and checksum == _checksum(prefix)
         }
+        missing = [key for key in dict.fromkeys(keys) if key not in found]
+        if missing and self.remote is not None:
+            shells = self.remote.fetch([_SHELL + key for key in missing])
+            for key in missing:
+                prefix = shells.get(_SHELL + key)
+                if prefix is not None:
+                    found[key] = prefix
+                    self._put_shell_local(key, prefix)
         return found if len(found) == len(set(keys)) else None
 
     def record_hits(self, keys: Sequence[str], shells: Sequence[str]) -> None:
@@ -341,7 +392,13 @@ class ResultCache:
             self.warnings.append(f"the cache could not be written ({err})")
 
     def put_shell(self, key: str, prefix: str) -> None:
-        """Store the printed shell of a run (`peek_shells` finds it)."""
+        """Store the printed shell of a run (`peek_shells` finds it), here and
+        in the remote tier."""
+        self._put_shell_local(key, prefix)
+        if self.remote is not None:
+            self.remote.publish({_SHELL + key: prefix})
+
+    def _put_shell_local(self, key: str, prefix: str) -> None:
         row = (key, prefix, _checksum(prefix), time.time())
 
         def store(db: sqlite3.Connection) -> None:
@@ -364,7 +421,15 @@ class ResultCache:
         ).fetchall()
 
     def put_many(self, entries: Mapping[str, CachedPiece]) -> None:
-        """Store `entries`, then evict the least recently used past the cap."""
+        """Store `entries`, here (then evict the least recently used past the
+        cap) and in the remote tier."""
+        self._put_local(entries)
+        if self.remote is not None and entries:
+            self.remote.publish(
+                {key: piece.to_json() for key, piece in entries.items()}
+            )
+
+    def _put_local(self, entries: Mapping[str, CachedPiece]) -> None:
         if not entries:
             return
         now = time.time()
@@ -425,6 +490,7 @@ class ResultCache:
             int(counters.get("hits", 0)),
             int(counters.get("misses", 0)),
             tuple(dict.fromkeys(self.bypassed)),
+            self.remote.summary() if self.remote is not None else None,
         )
 
     def clear(self) -> None:
@@ -449,14 +515,21 @@ class ResultCache:
 
     @staticmethod
     def _mark_used(
-        db: sqlite3.Connection, hits: list[str], damaged: list[str], lookups: int
+        db: sqlite3.Connection,
+        used: list[str],
+        damaged: list[str],
+        lookups: int,
+        hits: int | None = None,
     ) -> None:
+        """Renew `used`, drop `damaged`, count `hits` of `lookups` (by
+        default, the entries used)."""
         db.execute(
             "UPDATE entries SET used = ? WHERE key IN (SELECT value FROM json_each(?))",
-            (time.time(), json.dumps(hits)),
+            (time.time(), json.dumps(used)),
         )
         db.executemany("DELETE FROM entries WHERE key = ?", ((k,) for k in damaged))
-        for name, count in (("hits", len(hits)), ("misses", lookups - len(hits))):
+        found = len(used) if hits is None else hits
+        for name, count in (("hits", found), ("misses", lookups - found)):
             db.execute(
                 "INSERT INTO counters VALUES (?, ?) "
                 "ON CONFLICT(name) DO UPDATE SET value = value + excluded.value",

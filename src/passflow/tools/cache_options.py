@@ -22,6 +22,7 @@ from passflow.tools.invocation import PROG, Invocation
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from passflow.cache.remote import RemoteTier
     from passflow.cache.store import ResultCache
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "check_cache_flags",
     "open_cache",
     "print_cache_stats",
+    "remote_notes",
 ]
 
 _NOT_IN_THE_KEY = frozenset(
@@ -42,6 +44,9 @@ _NOT_IN_THE_KEY = frozenset(
         "cache_max_size",
         "cache_stats",
         "cache_clear",
+        "cache_remote",
+        "cache_remote_key_file",
+        "cache_remote_read_only",
         "executor",
         "jobs",
         "scheduler",
@@ -70,6 +75,23 @@ def add_cache_flags(parser: FlagParser) -> None:
         "--cache-stats",
         help="print the cache's statistics (after the run, if an input or a "
         "pipeline is given; else exit)",
+    )
+    parser.add_option(
+        "--cache-remote",
+        metavar="URL",
+        help="a shared cache tier beside the local one: redis://HOST:PORT, "
+        "unix:///PATH or http(s)://HOST/PREFIX (an HTTP cache, /ac/ and /cas/); "
+        "entries are read and written only with the team's key",
+    )
+    parser.add_option(
+        "--cache-remote-key-file",
+        metavar="FILE",
+        help="the file holding the remote cache's shared HMAC key (default "
+        "$PASSFLOW_CACHE_REMOTE_KEY_FILE); never the key itself",
+    )
+    parser.add_flag(
+        "--cache-remote-read-only",
+        help="read the remote cache, never write it (developer machines; CI writes)",
     )
     parser.add_flag(
         "--cache-clear",
@@ -137,11 +159,46 @@ def open_cache(args: argparse.Namespace, *, quiet: bool = False) -> ResultCache 
             return None
         raise
     try:
-        return ResultCache(directory, max_size)
+        cache = ResultCache(directory, max_size)
     except CacheUnavailableError as err:
         if not quiet:
             sys.stderr.write(f"{PROG}: note: running without the cache: {err}\n")
         return None
+    if args.cache_remote:
+        try:
+            cache.remote = _remote(args, quiet)
+        except PassflowError:
+            cache.close()
+            if quiet:
+                return None  # the full run says what is wrong
+            raise
+    return cache
+
+
+def _remote(args: argparse.Namespace, quiet: bool) -> RemoteTier | None:
+    """The remote tier `--cache-remote` asks for, or None without a key
+    (one note, unless `quiet`). `RemoteError` for a bad URL or key file."""
+    from passflow.cache.remote import KEY_FILE_VARIABLE, open_remote  # asked for
+
+    tier = open_remote(
+        args.cache_remote,
+        args.cache_remote_key_file,
+        read_only=args.cache_remote_read_only,
+    )
+    if tier is None and not quiet:
+        sys.stderr.write(
+            f"{PROG}: note: the remote cache is neither read nor written without "
+            f"its key: give --cache-remote-key-file=FILE or {KEY_FILE_VARIABLE}\n"
+        )
+    return tier
+
+
+def remote_notes(cache: ResultCache | None) -> list[str]:
+    """What the remote tier has to say about this run (a failure, refused
+    entries), once each."""
+    if cache is None or cache.remote is None:
+        return []
+    return list(dict.fromkeys(cache.remote.notes))
 
 
 def _runs_input(inv: Invocation) -> bool:

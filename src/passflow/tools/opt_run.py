@@ -26,6 +26,7 @@ from passflow.tools.cache_options import (
     check_cache_flags,
     open_cache,
     print_cache_stats,
+    remote_notes,
 )
 from passflow.tools.chunk import ChunkRun, Reports, error_with_note
 from passflow.tools.command_line import check_choice
@@ -104,7 +105,13 @@ def run_input(inv: Invocation) -> int:
         if executor is not None:
             executor.close()
         return 1
-    inv.cache = open_cache(args)
+    try:
+        inv.cache = open_cache(args)
+    except PassflowError as err:
+        sys.stderr.write(f"{PROG}: {err}\n")
+        if executor is not None:
+            executor.close()
+        return 1
     if inv.cache is not None:
         inv.cache_salt = cache_salt(inv)
     try:
@@ -133,6 +140,8 @@ def run_input(inv: Invocation) -> int:
         if inv.cache is not None:
             for warning in inv.cache.warnings:
                 sys.stderr.write(f"{PROG}: warning: {warning}\n")
+            for note in remote_notes(inv.cache):
+                sys.stderr.write(f"{PROG}: note: {note}\n")
     try:
         status = write_chunks(args, outputs, ok)
         if args.cache_stats:

@@ -32,7 +32,7 @@ from passflow.diagnostics import PassflowError
 from passflow.sliced.outcome import Fallback, SlicedOutcome, stitch
 from passflow.sliced.scan import SourceSlices, scan_text
 from passflow.source_diagnostics import SourceDiagnosticPrinter
-from passflow.tools.cache_options import cache_salt, open_cache
+from passflow.tools.cache_options import cache_salt, open_cache, remote_notes
 from passflow.tools.invocation import (
     PROG,
     Invocation,
@@ -72,6 +72,8 @@ def replay_from_cache(inv: Invocation) -> int | None:
         outputs.append("" if outcome.output is None else outcome.output + "\n")
     for warning in cache.warnings:
         sys.stderr.write(f"{PROG}: warning: {warning}\n")
+    for note in remote_notes(cache):
+        sys.stderr.write(f"{PROG}: note: {note}\n")
     return write_chunks(args, outputs, not any(o.failed for o in outcomes))
 
 

@@ -1,0 +1,388 @@
+"""The result cache's shared tier (`--cache-remote=URL`): entries a team's CI
+wrote, read by every machine that holds the team's key.
+
+Two backends, both servers people already run:
+
+- **Redis** (`redis://host:port/db`, `rediss://...`, `unix:///path/to.sock`),
+  through the maintained `redis` client: an entry is one string value under
+  `passflow:1:<sha256 of the key>`; a lookup of many keys is one `MGET`;
+- an **HTTP cache** (`http://host:port/prefix`, `https://...`) in the layout
+  bazel-remote and ccache's HTTP storage use: the entry's bytes under
+  `/cas/<their sha256>`, and a signed pointer to them under
+  `/ac/<sha256 of the key>` (`GET` and `PUT`; an nginx WebDAV location
+  serves it too).
+
+**Trust.** Whoever can write to the remote can put anything there, so an entry
+is read only when it carries an HMAC-SHA256, under the team's shared key, of
+the cache key and of the entry's content; the key comes from the file that
+`--cache-remote-key-file` or `PASSFLOW_CACHE_REMOTE_KEY_FILE` names (never
+from the command line, where `ps` shows it), and that file must be the user's
+own and not writable by others. Without a key, the remote is neither read nor
+written. An entry that fails its check is a miss (counted, one note), never
+output; what is read is JSON data, decoded by the store, never code.
+
+**Bounded.** Each request has a connect and a read timeout
+(`CONNECT_TIMEOUT`, `READ_TIMEOUT`); the first failure (down, slow, refused,
+garbage) costs one note and turns the remote off for the rest of the run, so a
+dead remote costs at most one timeout, and the run goes on with the local
+cache.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import hmac
+import os
+import re
+import stat
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol, cast
+from urllib.parse import urlsplit
+
+from passflow.diagnostics import PassflowError
+from passflow.owner_only import GROUP_OR_OTHERS_WRITE, not_owner_only
+
+__all__ = [
+    "CONNECT_TIMEOUT",
+    "KEY_FILE_VARIABLE",
+    "READ_TIMEOUT",
+    "HttpStore",
+    "RedisStore",
+    "RemoteError",
+    "RemoteStore",
+    "RemoteTier",
+    "open_remote",
+    "read_key_file",
+]
+
+CONNECT_TIMEOUT = 1.0
+"""Seconds to reach the remote before it counts as down."""
+
+READ_TIMEOUT = 3.0
+"""Seconds for one answer before the remote counts as too slow."""
+
+KEY_FILE_VARIABLE = "PASSFLOW_CACHE_REMOTE_KEY_FILE"
+
+_DOMAIN = b"passflow-cache-remote-1\0"
+_REDIS_PREFIX = "passflow:1:"
+_MIN_KEY_BYTES = 16
+_AC_RECORD = re.compile(rb"\Apassflow-1 ([0-9a-f]{64}) ([0-9a-f]{64})\n?\Z")
+
+
+class RemoteError(PassflowError):
+    """The remote cache cannot be used as given (a bad URL, a key file that
+    is missing, too short or not the user's own)."""
+
+
+class RemoteStore(Protocol):
+    """Raw storage of a backend: bytes by name; raises `OSError` (or a
+    client's own error, which `RemoteTier` treats alike) when it fails."""
+
+    def get_many(self, names: Sequence[str]) -> dict[str, bytes]: ...
+
+    def put_many(self, items: Mapping[str, bytes]) -> None: ...
+
+    def close(self) -> None: ...
+
+
+def _name(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def _mac(secret: bytes, key: str, digest: str) -> str:
+    message = _DOMAIN + key.encode() + b"\0" + digest.encode()
+    return hmac.new(secret, message, hashlib.sha256).hexdigest()
+
+
+def read_key_file(path: str) -> bytes:
+    """The shared key in `path`: the user's own file, not writable by group
+    or others, at least 16 bytes (surrounding whitespace dropped)."""
+    try:
+        problem = not_owner_only(Path(path), GROUP_OR_OTHERS_WRITE)
+        if problem is None and not stat.S_ISREG(os.stat(path).st_mode):
+            problem = "not a regular file"
+        data = Path(path).read_bytes().strip() if problem is None else b""
+    except OSError as err:
+        raise RemoteError(
+            f"cannot read the remote cache key file '{path}': {err.strerror or err}"
+        ) from None
+    if problem is not None:
+        raise RemoteError(
+            f"the remote cache key file '{path}' is not yours alone ({problem}): "
+            f"chmod 600 it"
+        )
+    if len(data) < _MIN_KEY_BYTES:
+        raise RemoteError(
+            f"the remote cache key file '{path}' holds {len(data)} bytes; a key "
+            f"needs at least {_MIN_KEY_BYTES} (make one with "
+            "`head -c 32 /dev/urandom | base64 > FILE`)"
+        )
+    return data
+
+
+@dataclass
+class RedisStore:
+    """A Redis server: each name one string value under `passflow:1:`."""
+
+    url: str
+
+    def __post_init__(self) -> None:
+        import redis  # only when a redis remote is asked for
+
+        connect = cast("Callable[..., redis.Redis]", redis.Redis.from_url)  # pyright: ignore[reportUnknownMemberType]
+        self._redis = connect(
+            self.url,
+            socket_connect_timeout=CONNECT_TIMEOUT,
+            socket_timeout=READ_TIMEOUT,
+        )
+
+    def names(self) -> list[str]:
+        """Every name stored (what an operator lists; the tests too)."""
+        listed = cast("Callable[[str], list[bytes]]", self._redis.keys)  # pyright: ignore[reportUnknownMemberType]
+        return sorted(
+            key.decode().removeprefix(_REDIS_PREFIX)
+            for key in listed(_REDIS_PREFIX + "*")
+        )
+
+    def get_many(self, names: Sequence[str]) -> dict[str, bytes]:
+        if not names:
+            return {}
+        values = self._redis.mget([f"{_REDIS_PREFIX}{name}" for name in names])
+        found: dict[str, bytes] = {}
+        for name, value in zip(names, values, strict=True):
+            if isinstance(value, bytes):
+                found[name] = value
+        return found
+
+    def put_many(self, items: Mapping[str, bytes]) -> None:
+        if items:
+            self._redis.mset(
+                {f"{_REDIS_PREFIX}{name}": value for name, value in items.items()}
+            )
+
+    def close(self) -> None:
+        self._redis.close()
+
+
+@dataclass
+class HttpStore:
+    """An HTTP cache: `GET`/`PUT` of `<prefix>/ac/<name>` and
+    `<prefix>/cas/<sha256>`, on a few kept-alive connections."""
+
+    url: str
+    connections: int = 8
+
+    def __post_init__(self) -> None:
+        parts = urlsplit(self.url)
+        self._https = parts.scheme == "https"
+        self._host = parts.hostname or "localhost"
+        self._port = parts.port
+        self._prefix = parts.path.rstrip("/")
+        self._pool = ThreadPoolExecutor(self.connections, "passflow-remote")
+        self._local: dict[int, object] = {}
+
+    def _connection(self) -> object:
+        import http.client
+        import threading
+
+        ident = threading.get_ident()
+        found = self._local.get(ident)
+        if found is None:
+            kind = (
+                http.client.HTTPSConnection
+                if self._https
+                else http.client.HTTPConnection
+            )
+            found = kind(self._host, self._port, timeout=CONNECT_TIMEOUT)
+            self._local[ident] = found
+        return found
+
+    def _request(
+        self, method: str, path: str, body: bytes | None = None
+    ) -> bytes | None:
+        import http.client
+
+        connection = self._connection()
+        assert isinstance(connection, http.client.HTTPConnection)
+        for attempt in (0, 1):  # a kept-alive connection the server closed: once more
+            try:
+                connection.request(method, self._prefix + path, body=body)
+                if connection.sock is not None:
+                    connection.sock.settimeout(READ_TIMEOUT)
+                response = connection.getresponse()
+                data = response.read()
+            except (
+                http.client.RemoteDisconnected,
+                BrokenPipeError,
+                ConnectionResetError,
+            ):
+                connection.close()
+                if attempt:
+                    raise
+                continue
+            if method == "GET" and response.status == 404:
+                return None
+            if response.status >= 300:
+                raise OSError(
+                    f"HTTP {response.status} {response.reason} for {method} {path}"
+                )
+            return data
+        return None
+
+    def _get(self, name: str) -> tuple[str, bytes | None]:
+        record = self._request("GET", f"/ac/{name}")
+        if record is None:
+            return name, None
+        match = _AC_RECORD.match(record)
+        if match is None:
+            return name, record  # the tier refuses it, and says so
+        content = self._request("GET", f"/cas/{match.group(1).decode()}")
+        if content is None:
+            return name, None
+        return name, record.rstrip(b"\n") + b"\n" + content
+
+    def get_many(self, names: Sequence[str]) -> dict[str, bytes]:
+        found: dict[str, bytes] = {}
+        for name, value in self._pool.map(self._get, names):
+            if value is not None:
+                found[name] = value
+        return found
+
+    def _put(self, item: tuple[str, bytes]) -> None:
+        name, value = item
+        record, _, content = value.partition(b"\n")
+        match = _AC_RECORD.match(record)
+        assert match is not None
+        self._request("PUT", f"/cas/{match.group(1).decode()}", content)
+        self._request("PUT", f"/ac/{name}", record + b"\n")
+
+    def put_many(self, items: Mapping[str, bytes]) -> None:
+        list(self._pool.map(self._put, items.items()))
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True)
+
+
+@dataclass
+class RemoteTier:
+    """A remote store seen through the team's key: `fetch` returns only
+    entries whose HMAC checks out, `publish` signs what it writes (unless
+    read-only). The first failure turns it off for the run, with one note."""
+
+    connect: Callable[[], RemoteStore]
+    """Makes the store on first use: a run the local cache answers in full
+    never loads a client nor opens a connection."""
+    secret: bytes
+    read_only: bool = False
+    url: str = ""
+    notes: list[str] = field(default_factory=lambda: list[str]())
+    hits: int = 0
+    refused: int = 0
+    _off: bool = False
+    _store: RemoteStore | None = None
+
+    @property
+    def store(self) -> RemoteStore:
+        if self._store is None:
+            self._store = self.connect()
+        return self._store
+
+    def _failed(self, err: BaseException) -> None:
+        self._off = True
+        self.notes.append(
+            f"the remote cache '{self.url}' failed ({err}): going on without it"
+        )
+
+    def fetch(self, keys: Sequence[str]) -> dict[str, str]:
+        """The entries (JSON text) the remote holds for `keys`, authenticated."""
+        if self._off or not keys:
+            return {}
+        names = {_name(key): key for key in keys}
+        try:
+            raw = self.store.get_many(list(names))
+        except Exception as err:  # any client error: the remote is not usable
+            self._failed(err)
+            return {}
+        found: dict[str, str] = {}
+        refused = 0
+        for name, value in raw.items():
+            key = names[name]
+            record, _, content = value.partition(b"\n")
+            match = _AC_RECORD.match(record)
+            digest = hashlib.sha256(content).hexdigest()
+            if (
+                match is None
+                or match.group(1).decode() != digest
+                or not hmac.compare_digest(
+                    match.group(2).decode(), _mac(self.secret, key, digest)
+                )
+            ):
+                refused += 1
+                continue
+            try:
+                found[key] = content.decode()
+            except UnicodeDecodeError:
+                refused += 1
+        if refused:
+            self.refused += refused
+            self.notes.append(
+                f"{refused} remote cache entr{'y' if refused == 1 else 'ies'} "
+                "refused: not signed with this key (or damaged)"
+            )
+        self.hits += len(found)
+        return found
+
+    def publish(self, entries: Mapping[str, str]) -> None:
+        """Sign and write `entries` (key → JSON text), unless read-only."""
+        if self._off or self.read_only or not entries:
+            return
+        items: dict[str, bytes] = {}
+        for key, text in entries.items():
+            content = text.encode()
+            digest = hashlib.sha256(content).hexdigest()
+            record = f"passflow-1 {digest} {_mac(self.secret, key, digest)}"
+            items[_name(key)] = record.encode() + b"\n" + content
+        try:
+            self.store.put_many(items)
+        except Exception as err:  # any client error: the remote is not usable
+            self._failed(err)
+
+    def summary(self) -> str:
+        """`--cache-stats`' line: where, what it gave, what it refused."""
+        mode = ", read-only" if self.read_only else ""
+        state = ", off after a failure" if self._off else ""
+        return (
+            f"{self.url}{mode}: {self.hits} entries read, {self.refused} refused{state}"
+        )
+
+    def close(self) -> None:
+        if self._store is not None:
+            with contextlib.suppress(Exception):  # a dead connection: no news
+                self._store.close()
+
+
+def open_remote(
+    url: str, key_file: str | None, *, read_only: bool
+) -> RemoteTier | None:
+    """The remote tier `url` names, or None (with the reason in `notes` of
+    nobody: the caller says it) when no key file is given. Raises
+    `RemoteError` for a URL it does not know or a key file it refuses."""
+    scheme = urlsplit(url).scheme
+    if scheme in ("redis", "rediss", "unix"):
+        make: type[RedisStore] | type[HttpStore] = RedisStore
+    elif scheme in ("http", "https"):
+        make = HttpStore
+    else:
+        raise RemoteError(
+            f"--cache-remote: '{url}' is not a redis://, rediss://, unix://, "
+            "http:// or https:// URL"
+        )
+    path = key_file or os.environ.get(KEY_FILE_VARIABLE)
+    if not path:
+        return None
+    secret = read_key_file(path)
+    return RemoteTier(lambda: make(url), secret, read_only, url)

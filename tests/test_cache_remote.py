@@ -1,0 +1,271 @@
+"""The result cache's shared tier (`--cache-remote`) against real servers:
+Debian's redis-server (on a Unix socket) and nginx serving an HTTP cache
+(WebDAV `PUT`, the layout of bazel-remote and ccache's HTTP storage), each
+started here in a temporary directory and stopped after the test.
+
+A second "machine" (an empty local cache, the same remote and key) prints
+what a run without the cache prints, from the remote's entries; entries the
+key did not sign are never printed; without a key the remote is not used; a
+read-only machine writes nothing; a remote that is down costs one note."""
+
+from __future__ import annotations
+
+import http.server
+import os
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from remote_servers import free_port, http_cache, redis_server
+from test_cache import tool
+from test_sliced import module
+
+from passflow.cache.remote import RedisStore, RemoteError, read_key_file
+
+PIPELINE = "builtin.module(func.func(canonicalize,cse))"
+
+
+@pytest.fixture
+def redis_url(tmp_path: Path) -> Iterator[str]:
+    with redis_server(tmp_path) as url:
+        yield url
+
+
+@pytest.fixture
+def http_url(tmp_path: Path) -> Iterator[str]:
+    with http_cache(tmp_path) as url:
+        yield url
+
+
+@pytest.fixture
+def key_file(tmp_path: Path) -> Path:
+    path = tmp_path / "team.key"
+    path.write_text("0123456789abcdef-the-team-key\n")
+    path.chmod(0o600)
+    return path
+
+
+def _run(source: Path, cache: Path, *flags: str) -> tuple[int, str, str]:
+    return tool(
+        [
+            str(source),
+            f"--pass-pipeline={PIPELINE}",
+            f"--cache={cache}",
+            "--executor=process",
+            "--jobs=2",
+            *flags,
+        ]
+    )
+
+
+def _hits(stats: str) -> tuple[int, int]:
+    line = next(line for line in stats.splitlines() if line.startswith("lookups:"))
+    hits = int(line.split(": ")[2].split(" hits")[0])
+    misses = int(line.split(", ")[1].split(" misses")[0])
+    return hits, misses
+
+
+@pytest.mark.parametrize("backend", ["redis_url", "http_url"])
+def test_a_second_machine_prints_the_uncached_output_from_the_remote(
+    backend: str, request: pytest.FixtureRequest, tmp_path: Path, key_file: Path
+) -> None:
+    url: str = request.getfixturevalue(backend)
+    source = tmp_path / "input.mlir"
+    source.write_text(module(40))
+    plain = tool([str(source), f"--pass-pipeline={PIPELINE}"])
+    remote = (f"--cache-remote={url}", f"--cache-remote-key-file={key_file}")
+    assert _run(source, tmp_path / "ci", *remote) == plain  # CI writes
+    status, out, err = _run(
+        source,
+        tmp_path / "laptop",
+        *remote,
+        "--cache-remote-read-only",
+        "--cache-stats",
+    )
+    assert (status, out[: len(plain[1])], err) == plain
+    stats = out[len(plain[1]) :]
+    hits, misses = _hits(stats)
+    assert misses == 0 and hits == 40  # every piece came from the remote
+    assert f"remote: {url}, read-only: 40 entries read, 0 refused" in stats
+    # A remote hit is kept locally: the next run needs no remote at all.
+    assert _run(source, tmp_path / "laptop") == plain
+
+
+def test_entries_signed_with_another_key_are_never_printed(
+    redis_url: str, tmp_path: Path, key_file: Path
+) -> None:
+    source = tmp_path / "input.mlir"
+    source.write_text(module(12))
+    plain = tool([str(source), f"--pass-pipeline={PIPELINE}"])
+    attacker_key = tmp_path / "attacker.key"
+    attacker_key.write_text("not-the-team-key-at-all-0000")
+    attacker_key.chmod(0o600)
+    # The attacker computes the right keys (they are no secret) and writes
+    # entries with other contents, signed with their own key.
+    assert _run(source, tmp_path / "attacker", f"--cache-remote={redis_url}",
+                f"--cache-remote-key-file={attacker_key}") == plain  # fmt: skip
+    store = RedisStore(redis_url)
+    stored = store.get_many(store.names())
+    assert stored
+    store.put_many(
+        {
+            name: value.replace(b"arith.muli", b"evil.op")
+            for name, value in stored.items()
+        }
+    )
+    store.close()
+    status, out, err = _run(
+        source, tmp_path / "victim", f"--cache-remote={redis_url}",
+        f"--cache-remote-key-file={key_file}",
+    )  # fmt: skip
+    assert (status, out) == plain[:2]
+    assert "evil.op" not in out
+    assert "remote cache entries refused: not signed with this key" in err
+
+
+def test_without_a_key_the_remote_is_not_used(
+    redis_url: str, tmp_path: Path, key_file: Path
+) -> None:
+    source = tmp_path / "input.mlir"
+    source.write_text(module(8))
+    plain = tool([str(source), f"--pass-pipeline={PIPELINE}"])
+    assert _run(source, tmp_path / "ci", f"--cache-remote={redis_url}",
+                f"--cache-remote-key-file={key_file}") == plain  # fmt: skip
+    env = os.environ.pop("PASSFLOW_CACHE_REMOTE_KEY_FILE", None)
+    try:
+        status, out, err = _run(
+            source, tmp_path / "other", f"--cache-remote={redis_url}", "--cache-stats"
+        )
+    finally:
+        if env is not None:
+            os.environ["PASSFLOW_CACHE_REMOTE_KEY_FILE"] = env
+    assert status == 0 and out.startswith(plain[1])
+    assert _hits(out[len(plain[1]) :]) == (0, 8)  # nothing read from the remote
+    assert err == (
+        "passflow-opt: note: the remote cache is neither read nor written without "
+        "its key: give --cache-remote-key-file=FILE or PASSFLOW_CACHE_REMOTE_KEY_FILE\n"
+    )
+
+
+def test_a_read_only_machine_writes_nothing(
+    redis_url: str, tmp_path: Path, key_file: Path
+) -> None:
+    source = tmp_path / "input.mlir"
+    source.write_text(module(6))
+    assert _run(source, tmp_path / "laptop", f"--cache-remote={redis_url}",
+                f"--cache-remote-key-file={key_file}",
+                "--cache-remote-read-only")[0] == 0  # fmt: skip
+    store = RedisStore(redis_url)
+    try:
+        assert store.names() == []
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize(
+    "url", ["redis://127.0.0.1:{port}/0", "http://127.0.0.1:{port}/x"]
+)
+def test_a_remote_that_is_down_costs_one_note(
+    url: str, tmp_path: Path, key_file: Path
+) -> None:
+    source = tmp_path / "input.mlir"
+    source.write_text(module(10))
+    plain = tool([str(source), f"--pass-pipeline={PIPELINE}"])
+    down = url.format(port=free_port())  # nothing listens there
+    status, out, err = _run(
+        source,
+        tmp_path / "c",
+        f"--cache-remote={down}",
+        f"--cache-remote-key-file={key_file}",
+    )
+    assert (status, out) == plain[:2]
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith(
+        f"passflow-opt: note: the remote cache '{down}' failed ("
+    )
+    assert lines[0].endswith("): going on without it")
+
+
+def test_the_key_file_must_be_yours_alone_and_long_enough(tmp_path: Path) -> None:
+    path = tmp_path / "k"
+    path.write_text("0123456789abcdef-long-enough")
+    path.chmod(0o620)
+    with pytest.raises(RemoteError, match=r"is not yours alone .*chmod 600"):
+        read_key_file(str(path))
+    path.chmod(0o600)
+    assert read_key_file(str(path)) == b"0123456789abcdef-long-enough"
+    path.write_text("short")
+    with pytest.raises(RemoteError, match="holds 5 bytes; a key needs at least 16"):
+        read_key_file(str(path))
+    with pytest.raises(RemoteError, match="cannot read the remote cache key file"):
+        read_key_file(str(tmp_path / "missing"))
+
+
+def test_a_bad_remote_url_is_one_error(tmp_path: Path, key_file: Path) -> None:
+    source = tmp_path / "input.mlir"
+    source.write_text(module(2))
+    status, out, err = _run(
+        source, tmp_path / "c", "--cache-remote=ftp://example/x",
+        f"--cache-remote-key-file={key_file}",
+    )  # fmt: skip
+    assert (status, out) == (1, "")
+    assert err == (
+        "passflow-opt: --cache-remote: 'ftp://example/x' is not a redis://, "
+        "rediss://, unix://, http:// or https:// URL\n"
+    )
+
+
+class _Garbage(http.server.BaseHTTPRequestHandler):
+    """Answers every request with 200 and bytes that are no cache entry."""
+
+    def do_GET(self) -> None:
+        body = b"passflow-1 " + b"0" * 64 + b" " + b"1" * 64 + b"\n<html>oops</html>"
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_PUT(self) -> None:
+        self.send_response(500)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, format: str, *args: object) -> None:
+        del format, args
+
+
+def test_a_remote_that_answers_garbage_or_nothing_is_never_printed(
+    tmp_path: Path, key_file: Path
+) -> None:
+    source = tmp_path / "input.mlir"
+    source.write_text(module(6))
+    plain = tool([str(source), f"--pass-pipeline={PIPELINE}"])
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Garbage)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/x"
+        status, out, err = _run(
+            source, tmp_path / "g", f"--cache-remote={url}",
+            f"--cache-remote-key-file={key_file}",
+        )  # fmt: skip
+    finally:
+        server.shutdown()
+    assert (status, out) == plain[:2]
+    assert "6 remote cache entries refused" in err
+    assert f"the remote cache '{url}' failed (HTTP 500" in err  # the write
+    # A server that takes the connection and never answers: one read timeout.
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(16)
+        url = f"redis://127.0.0.1:{silent.getsockname()[1]}/0"
+        status, out, err = _run(
+            source, tmp_path / "s", f"--cache-remote={url}",
+            f"--cache-remote-key-file={key_file}",
+        )  # fmt: skip
+    assert (status, out) == plain[:2]
+    assert err.count("\n") == 1
+    assert err.startswith(f"passflow-opt: note: the remote cache '{url}' failed (")
