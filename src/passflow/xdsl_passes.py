@@ -99,13 +99,19 @@ the pass and is reported as a crash, with its traceback.
 
 
 class XDSLPass(OperationPass):
-    """A passflow pass running one xDSL `ModulePass` instance."""
+    """A passflow pass running one xDSL `ModulePass` instance.
+
+    `failure` is the exception the xDSL pass raised in its last run, a failure
+    or a crash, or None: the diagnostic passflow reports is made from it, and a
+    tool that must print it as xdsl-opt does (`passflow-xdsl-opt`) reads it here.
+    """
 
     xdsl_class: ClassVar[type[ModulePass]]
 
     def __init__(self) -> None:
         super().__init__()
         self.xdsl_pass: ModulePass | None = None
+        self.failure: Exception | None = None
         # A TypeError means required arguments: options must provide them.
         with contextlib.suppress(TypeError):
             self.xdsl_pass = self.xdsl_class()
@@ -152,15 +158,21 @@ class XDSLPass(OperationPass):
             )
             self.signal_pass_failure()
             return
+        self.failure = None
         try:
             self.xdsl_pass.apply(self.get_context(), op)  # pyright: ignore[reportArgumentType]
         except FAILURE_EXCEPTIONS as err:
+            self.failure = err
             # Emitted whole: `emit_error` would deliver it before its notes.
             self.emit_diagnostic(failure_diagnostic(err, op))
             self.signal_pass_failure()
+        except Exception as err:  # a crash: the runner reports it
+            self.failure = err
+            raise
 
     def clone(self) -> XDSLPass:
         new = super().clone()
+        new.failure = None
         if self.xdsl_pass is not None:
             new.xdsl_pass = self.xdsl_class.from_pass_spec(
                 self.xdsl_pass.pipeline_pass_spec(include_default=True)
