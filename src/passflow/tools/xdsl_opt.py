@@ -30,7 +30,7 @@ from typing import ClassVar
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.printer import Printer
 from xdsl.utils.arg_spec import ArgSpec, parse_pipeline
-from xdsl.utils.exceptions import DiagnosticException
+from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 import passflow
@@ -39,6 +39,7 @@ from passflow.all_passes import register_all_passes
 from passflow.diagnostics import Diagnostic, PassPipelineError
 from passflow.instrumentation import PassInstrumentation
 from passflow.ir import Operation
+from passflow.manager import Nesting
 from passflow.pass_base import Pass
 from passflow.pass_manager import PassManager
 from passflow.registry import lookup_pass
@@ -59,20 +60,26 @@ class PassflowDiagnostics(DiagnosticException):
 class _BetweenPasses(PassInstrumentation):
     """xdsl-opt's pipeline callback, as hooks: after each pass its timing line,
     xDSL's verifier (then passflow's), and the IR unless it was the last pass.
-    It keeps the first exception of the run, to be raised as xdsl-opt raises it."""
+    Only the passes on `root` count (a pass nested on functions counts as its
+    adaptor). It keeps the first exception of the run, to be raised as xdsl-opt
+    raises it."""
 
-    def __init__(self, args: argparse.Namespace, last: Pass | None) -> None:
+    def __init__(self, args: argparse.Namespace, root: Operation, last: Pass) -> None:
         self.args = args
+        self.root = root
         self.last = last
         self.started = time.perf_counter()
         self.failure: Exception | None = None
         self.diagnostic: Diagnostic | None = None
 
     def run_before_pass(self, pass_: Pass, op: Operation) -> None:
-        self.started = time.perf_counter()
+        if op is self.root:
+            self.started = time.perf_counter()
 
     def run_after_pass(self, pass_: Pass, op: Operation) -> None:
-        name = pass_.argument or pass_.name
+        if op is not self.root:
+            return
+        name = pass_.argument or str(pass_)
         if self.args.time_passes:
             duration = time.perf_counter() - self.started
             print(f"Pass {name} took {duration} seconds")
@@ -162,12 +169,13 @@ class PassflowXDSLOptMain(xDSLOptMain):
                 raise PassflowDiagnostics([problem])
         if not self.passes:
             return
-        pm = PassManager(prog.name, self.ctx)
+        pm = PassManager(prog.name, self.ctx, nesting=Nesting.IMPLICIT)
         pm.enable_verifier(False)  # the hooks verify as xdsl-opt does
-        hooks = _BetweenPasses(self.args, self.passes[-1])
-        pm.add_instrumentation(hooks)
+        pm.enable_emit_pass_error_on_failure()  # a silent failure says which pass
         for pass_ in self.passes:
             pm.add(pass_)
+        hooks = _BetweenPasses(self.args, prog, pm.passes[-1])
+        pm.add_instrumentation(hooks)
         try:
             pm.run(prog)
         except PassPipelineError as err:
@@ -185,7 +193,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except PassflowDiagnostics as err:
         sys.stderr.write(f"{err}\n")
         return 1
-    except Exception as err:  # xdsl-opt's traceback, its last line only
+    except (Exception, ArgSpecParseError) as err:  # xdsl-opt's traceback's end
         sys.stderr.write("".join(traceback.format_exception_only(err)))
         return 1
     return 0
