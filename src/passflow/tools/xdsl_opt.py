@@ -25,18 +25,19 @@ import time
 import traceback
 import warnings
 from collections.abc import Callable, Sequence
-from typing import ClassVar
+from typing import ClassVar, NoReturn
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.printer import Printer
 from xdsl.utils.arg_spec import ArgSpec, parse_pipeline
+from xdsl.utils.diagnostic import Diagnostic as XDSLDiagnostic
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 import passflow
 from passflow import ir
 from passflow.all_passes import register_all_passes
-from passflow.diagnostics import Diagnostic, PassPipelineError
+from passflow.diagnostics import UNKNOWN_LOCATION, Diagnostic, PassPipelineError
 from passflow.instrumentation import PassInstrumentation
 from passflow.ir import Operation
 from passflow.manager import Nesting
@@ -50,11 +51,34 @@ __all__ = ["PassflowDiagnostics", "PassflowXDSLOptMain", "main"]
 
 class PassflowDiagnostics(DiagnosticException):
     """Errors passflow reported itself (a passflow pass failed, or passflow's
-    verifier found what xDSL's did not): shown as xdsl-opt shows a verifier's
-    exception, the diagnostics one per line."""
+    verifier found what xDSL's did not), one per line; shown as xdsl-opt shows a
+    verifier's exception."""
 
     def __init__(self, diagnostics: Sequence[Diagnostic]) -> None:
-        super().__init__("\n".join(str(d) for d in diagnostics))
+        super().__init__("\n".join(_text(d) for d in diagnostics))
+        self.diagnostics = list(diagnostics)
+
+
+def _text(diagnostic: Diagnostic) -> str:
+    """`diagnostic` as passflow prints it, without a position xDSL's parser
+    did not give (`error: ...` rather than `<unknown>:0: error: ...`)."""
+    if diagnostic.location != UNKNOWN_LOCATION:
+        return str(diagnostic)
+    lines = [f"{diagnostic.severity.value}: {diagnostic.message}"]
+    lines.extend(_text(note) for note in diagnostic.notes)
+    return "\n".join(lines)
+
+
+def _raise_marked(failure: PassflowDiagnostics) -> NoReturn:
+    """Raise `failure` with the module printed and the ops its diagnostics are
+    about marked, as xDSL's `op.emit_error` presents an error."""
+    marked = XDSLDiagnostic()
+    for diagnostic in failure.diagnostics:
+        if isinstance(diagnostic.operation, Operation):
+            marked.add_message(diagnostic.operation, diagnostic.message)
+    if not marked.op_messages:
+        raise failure
+    marked.raise_exception(next(iter(marked.op_messages)), failure)
 
 
 class _BetweenPasses(PassInstrumentation):
@@ -166,7 +190,7 @@ class PassflowXDSLOptMain(xDSLOptMain):
             prog.verify()
             problem = ir.verify(prog)
             if problem is not None:
-                raise PassflowDiagnostics([problem])
+                _raise_marked(PassflowDiagnostics([problem]))
         if not self.passes:
             return
         pm = PassManager(prog.name, self.ctx, nesting=Nesting.IMPLICIT)
@@ -182,7 +206,7 @@ class PassflowXDSLOptMain(xDSLOptMain):
             if hooks.failure is not None:
                 raise hooks.failure from None
             shown = [hooks.diagnostic] if hooks.diagnostic is not None else []
-            raise PassflowDiagnostics(shown or err.diagnostics) from None
+            _raise_marked(PassflowDiagnostics(shown or err.diagnostics))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -190,8 +214,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     warnings.filterwarnings("default", category=DeprecationWarning)
     try:
         PassflowXDSLOptMain(args=argv).run()
-    except PassflowDiagnostics as err:
-        sys.stderr.write(f"{err}\n")
+    except PassflowDiagnostics as err:  # passflow's own: no exception name
+        sys.stderr.write("\n".join([str(err), *getattr(err, "__notes__", [])]) + "\n")
         return 1
     except (Exception, ArgSpecParseError) as err:  # xdsl-opt's traceback's end
         sys.stderr.write("".join(traceback.format_exception_only(err)))
