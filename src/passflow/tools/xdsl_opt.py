@@ -166,6 +166,12 @@ class PassflowXDSLOptMain(xDSLOptMain):
         name = spec.name
         xdsl_factory = self.available_passes.get(name)
         adapter = adapter_for(name) if xdsl_factory is not None else None
+        if xdsl_factory is not None and adapter is None:
+            raise ValueError(
+                f"pass '{name}' is registered by {type(self).__name__} and is not "
+                "one of xDSL's: passflow-xdsl-opt runs xDSL's own passes and "
+                "passflow's registered passes"
+            )
         if xdsl_factory is not None and adapter is not None:
             xdsl_class = xdsl_factory()
 
