@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 RUNTIME_STAMP := $(VENV)/.installed-runtime
 
-.PHONY: demo test lint typecheck pytest lit docs clean fuzz browser test-xdsl-newest
+.PHONY: demo test lint typecheck pytest lit docs clean fuzz browser test-xdsl-newest xdsl-suite
 
 # xDSL 0.74 needs Python 3.11: say so before making a venv that cannot install it.
 PYTHON_CHECK := import sys; sys.exit(sys.version_info < (3, 11) and \
@@ -125,6 +125,15 @@ test-xdsl-newest: $(NEWEST)/.installed
 	$(NEWEST_BIN)/python -c 'import xdsl, rich.progress; print("xDSL", xdsl.__version__)'
 	$(NEWEST_BIN)/pytest $(NEWEST_TESTS)
 	PATH="$(CURDIR)/$(NEWEST_BIN):$$PATH" $(NEWEST_BIN)/lit -s tests/filecheck
+
+# xDSL's shipped lit suite (tests/filecheck in the xdsl wheel, its own lit.cfg),
+# once with the real xdsl-opt and once with passflow-xdsl-opt as `xdsl-opt`, from
+# a scratch folder; prints the counts side by side and the files only xdsl-opt
+# passes, and fails if docs/conformance.md does not explain one of them.
+# XDSL_SUITE_FLAGS: e.g. --under transforms, --scratch DIR, -j 4, --timeout 20.
+XDSL_SUITE_FLAGS ?=
+xdsl-suite: $(STAMP)
+	$(BIN)/python tests/xdsl_suite/suite.py $(XDSL_SUITE_FLAGS)
 
 clean:
 	rm -rf $(VENV) $(NEWEST) build dist src/*.egg-info

@@ -175,6 +175,10 @@ class XDSLPass(OperationPass):
     xDSL pass class, whose no-argument constructor makes the pass with its
     defaults (None when it has required fields: options must give them), and
     whose one argument takes an instance made by the user.
+
+    `failure` is the exception the xDSL pass raised in its last run, a failure
+    or a crash, or None: the diagnostic passflow reports is made from it, and a
+    tool that must print it as xdsl-opt does (`passflow-xdsl-opt`) reads it here.
     """
 
     xdsl_class: ClassVar[type[ModulePass]]
@@ -188,6 +192,7 @@ class XDSLPass(OperationPass):
             with contextlib.suppress(TypeError):
                 xdsl_pass = self.xdsl_class()
         self.xdsl_pass: ModulePass | None = xdsl_pass
+        self.failure: Exception | None = None
 
     def initialize_options(self, text: str) -> None:
         try:
@@ -246,18 +251,24 @@ class XDSLPass(OperationPass):
             )
             self.signal_pass_failure()
             return
+        self.failure = None
         try:
             self.xdsl_pass.apply(self.get_context(), op)  # pyright: ignore[reportArgumentType]
         except FAILURE_EXCEPTIONS as err:
+            self.failure = err
             # Emitted whole: `emit_error` would deliver it before its notes.
             self.emit_diagnostic(failure_diagnostic(err, op))
             self.signal_pass_failure()
+        except Exception as err:
+            self.failure = err
+            raise
 
     def clone(self) -> XDSLPass:
         """A copy running its own copy of the xDSL pass: rebuilt from its
         options, or copied when they do not round-trip (a field xDSL's spec
         cannot print, state kept on the instance beside its fields)."""
         new = super().clone()
+        new.failure = None
         held = self.xdsl_pass
         if held is None:
             return new
