@@ -30,7 +30,8 @@ from hypothesis import event, given, settings
 
 from passflow.executors import ProcessExecutor, make_executor
 from passflow.sliced import Fallback, SlicedOutcome
-from passflow.tools import chunk, opt, pass_manager_options, sliced_options
+from passflow.sliced import run as sliced_run
+from passflow.tools import opt, pass_manager_options, sliced_options
 
 from .mlir_variants import modules, near_misses
 from .support import fuzz_settings, time_bound
@@ -70,10 +71,10 @@ def sliced_in_process(seen: Counter[str]) -> Generator[None]:
         seen["sliced" if isinstance(outcome, SlicedOutcome) else "fallback"] += 1
         return outcome
 
-    real = chunk.run_sliced_on
+    real = sliced_run.run_sliced_on
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(pass_manager_options, "make_executor", executor)
-        patch.setattr(chunk, "run_sliced_on", recording)
+        patch.setattr(sliced_run, "run_sliced_on", recording)
         patch.setattr(sliced_options, "SMALL_INPUT", 0)
         yield
 

@@ -28,14 +28,10 @@ from passflow.tools.print_flags import changes_printing
 
 if TYPE_CHECKING:
     from passflow.execution import ChildExecutor
-    from passflow.pass_manager import PassManager
-    from passflow.sliced.cache import ResultCache
-    from passflow.sliced.run import Fallback, SlicedOutcome
 
 __all__ = [
     "SMALL_INPUT",
     "replay_events",
-    "run_sliced_on",
     "sliced_flags",
     "worth_slicing",
 ]
@@ -103,38 +99,6 @@ def worth_slicing(
     if isinstance(executor, ProcessExecutor):
         return cached or executor.serial_budget <= 0 or len(text) > SMALL_INPUT
     return True
-
-
-def run_sliced_on(
-    executor: ChildExecutor | None,
-    text: str,
-    name: str,
-    pm: PassManager,
-    *,
-    first_line: int = 1,
-    generic: bool = False,
-    allow_unregistered: bool = False,
-    cache: ResultCache | None = None,
-    cache_salt: str = "",
-) -> SlicedOutcome | Fallback:
-    """`passflow.sliced.run.run_sliced_on`, for a chunk that may slice. Its
-    `cache_salt` is `cache_options.cache_salt`'s, which holds the pipeline's
-    text and the pass flags."""
-    # Sliced runs (the scan, batches, workers, the cache) load on first use.
-    from passflow.sliced.run import run_sliced_on as run
-
-    return run(
-        executor,
-        text,
-        name,
-        pm,
-        first_line=first_line,
-        generic=generic,
-        allow_unregistered=allow_unregistered,
-        cache=cache,
-        cache_salt=cache_salt,
-        salt_names_pipeline=True,
-    )
 
 
 def replay_events(events: Sequence[Diagnostic], handler: DiagnosticHandler) -> None:
