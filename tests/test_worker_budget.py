@@ -279,7 +279,11 @@ def _passflow_processes(marker: str) -> int:
         except OSError:
             continue
         # passflow-opt and its forked workers, not make or a shell; zombies are done.
-        if marker.encode() in environ and "(passflow-opt) " in stat and ") Z " not in stat:
+        if (
+            marker.encode() in environ
+            and "(passflow-opt) " in stat
+            and ") Z " not in stat
+        ):
             count += 1
     return count
 
