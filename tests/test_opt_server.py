@@ -368,6 +368,14 @@ def test_a_terminal_on_stdin_is_no_reason_to_refuse_a_file(
     )
 
 
+def opt_with(cwd: Path, env: dict[str, str], *argv: str) -> Outcome:
+    """`opt` with these variables set (PASSFLOW_SERVER among them)."""
+    environment = {k: v for k, v in os.environ.items() if k != SERVER_ENV}
+    environment.update(env, COLUMNS="80")
+    done = subprocess.run([OPT, *argv], capture_output=True, cwd=cwd, env=environment)
+    return Outcome(done.returncode, done.stdout, done.stderr)
+
+
 def _servers_on(path: Path) -> list[int]:
     """The processes whose command line names `path` (an auto server)."""
     found: list[int] = []
@@ -402,7 +410,7 @@ def test_auto_starts_one_server_per_user_that_exits_when_idle(
         "XDG_RUNTIME_DIR": str(runtime),
         "PASSFLOW_SERVER_IDLE": "3",
     }
-    first = opt(tmp_path, CANON_CSE, "one.mlir", **env)
+    first = opt_with(tmp_path, env, CANON_CSE, "one.mlir")
     assert (first.status, first.stdout, first.stderr) == (
         alone.status,
         alone.stdout,
@@ -413,7 +421,9 @@ def test_auto_starts_one_server_per_user_that_exits_when_idle(
     assert _until(lambda: any(p.suffix == ".sock" for p in directory.iterdir()))
     (socket_path,) = [p for p in directory.iterdir() if p.suffix == ".sock"]
     assert len(_servers_on(socket_path)) == 1
-    served = opt(tmp_path, CANON_CSE, "one.mlir", PASSFLOW_SERVER_VERBOSE="1", **env)
+    served = opt_with(
+        tmp_path, {**env, "PASSFLOW_SERVER_VERBOSE": "1"}, CANON_CSE, "one.mlir"
+    )
     assert served == alone  # no note: served
     # Idle for 3 s: the server exits and removes its socket.
     assert _until(lambda: not _servers_on(socket_path) and not socket_path.exists())
@@ -433,26 +443,26 @@ def test_an_auto_server_whose_code_changed_refuses_and_exits(tmp_path: Path) -> 
         "PASSFLOW_SERVER_VERBOSE": "1",
         "PYTHONPATH": str(site),
     }
-    first = opt(tmp_path, CANON_CSE, "one.mlir", **env)
+    first = opt_with(tmp_path, env, CANON_CSE, "one.mlir")
     assert b"note: not served: no passflow-opt server at" in first.stderr
     assert b"; started one; running in this process" in first.stderr
     directory = runtime / "passflow"
     assert _until(lambda: any(p.suffix == ".sock" for p in directory.iterdir()))
     (socket_path,) = [p for p in directory.iterdir() if p.suffix == ".sock"]
-    served = opt(tmp_path, CANON_CSE, "one.mlir", **env)
+    served = opt_with(tmp_path, env, CANON_CSE, "one.mlir")
     assert served.stderr == b"" and served.stdout == first.stdout
     (site / "auto_probe_plugin.py").write_text("VALUE = 22\n")
-    stale = opt(tmp_path, CANON_CSE, "one.mlir", **env)
+    stale = opt_with(tmp_path, env, CANON_CSE, "one.mlir")
     assert stale.stderr.startswith(
         b"passflow-opt: note: not served: passflow or a module the server loaded "
         b"changed since it started; running in this process\n"
     )
     assert stale.stdout == first.stdout
     assert _until(lambda: not _servers_on(socket_path))  # it exited
-    again = opt(tmp_path, CANON_CSE, "one.mlir", **env)  # starts a fresh one
+    again = opt_with(tmp_path, env, CANON_CSE, "one.mlir")  # starts a fresh one
     assert b"started one" in again.stderr
     assert _until(lambda: socket_path.exists())
-    fresh = opt(tmp_path, CANON_CSE, "one.mlir", **env)
+    fresh = opt_with(tmp_path, env, CANON_CSE, "one.mlir")
     assert fresh.stderr == b""
     for pid in _servers_on(socket_path):
         os.kill(pid, signal.SIGTERM)
