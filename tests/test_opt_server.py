@@ -408,7 +408,7 @@ def test_auto_starts_one_server_per_user_that_exits_when_idle(
     env = {
         SERVER_ENV: "auto",
         "XDG_RUNTIME_DIR": str(runtime),
-        "PASSFLOW_SERVER_IDLE": "3",
+        "PASSFLOW_SERVER_IDLE": "20",
     }
     first = opt_with(tmp_path, env, CANON_CSE, "one.mlir")
     assert (first.status, first.stdout, first.stderr) == (
@@ -425,7 +425,7 @@ def test_auto_starts_one_server_per_user_that_exits_when_idle(
         tmp_path, {**env, "PASSFLOW_SERVER_VERBOSE": "1"}, CANON_CSE, "one.mlir"
     )
     assert served == alone  # no note: served
-    # Idle for 3 s: the server exits and removes its socket.
+    # Idle for 20 s: the server exits and removes its socket.
     assert _until(lambda: not _servers_on(socket_path) and not socket_path.exists())
     shutil.rmtree(runtime)
 
