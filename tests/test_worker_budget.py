@@ -16,11 +16,13 @@ import pytest
 
 from passflow import PassManager, ir
 from passflow.executors import ProcessExecutor
+from passflow.executors import budget
 from passflow.executors.budget import (
     Jobserver,
     WorkerLease,
     cgroup_cpu_limit,
     lease_workers,
+    machine_has_room,
     reset_jobserver,
     usable_cpus,
 )
@@ -334,3 +336,34 @@ def test_make_j_bounds_every_passflow_process(tmp_path: pathlib.Path) -> None:
         (tmp_path / target).unlink()
     alone = _most_at_once(["make", "-j3", "out0.mlir"], tmp_path, "alone")
     assert 2 <= alone <= 3
+
+
+def test_the_machine_has_room_while_runnable_tasks_leave_a_cpu(
+    tmp_path: pathlib.Path,
+) -> None:
+    cpus = os.cpu_count() or 1
+    loadavg = tmp_path / "loadavg"
+    loadavg.write_text(f"0.10 0.20 0.30 {cpus - 1}/300 4242\n")
+    assert machine_has_room(loadavg)
+    loadavg.write_text(f"9.10 9.20 9.30 {cpus}/300 4242\n")
+    assert not machine_has_room(loadavg)
+    assert machine_has_room(tmp_path / "missing")  # not Linux: no say
+
+
+def test_without_jobs_a_busy_machine_keeps_the_run_one_process(
+    makeflags: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No `--jobs`: a worker only while a CPU is free; `--jobs` as asked."""
+    monkeypatch.setattr(budget, "machine_has_room", lambda: False)
+    assert not lease_workers(3, adaptive=True).grow()
+    assert lease_workers(3).grow()
+    default, asked = (
+        ProcessExecutor(serial_budget=0),
+        ProcessExecutor(4, serial_budget=0),
+    )
+    for executor in (default, asked):
+        pm = _pm()
+        pm.executor = executor
+        pm.run(ir.parse_module(_functions(40), pm.context))
+    assert default.profile.in_parent == 40 or default.jobs == 1
+    assert asked.profile.in_parent < 40

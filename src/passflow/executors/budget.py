@@ -18,7 +18,12 @@ number comes from three limits, the smallest winning:
 
 `usable_cpus` gives the first two (the default for `--jobs`); `lease_workers`
 gives the workers one parallel run may fork now, within `--jobs` and the
-jobserver. Every pool of processes (`passflow.executors.pool`) takes its
+jobserver. Without `--jobs` a run also forks a worker only while the machine
+has a CPU to spare at that moment (fewer runnable tasks than CPUs, the
+instantaneous count of `/proc/loadavg`): two runs started together on two
+cores, or a run on a loaded machine, stay one process each, and cost what
+serial runs cost. It asks again as the run goes on, so a worker is added when
+a CPU comes free. `--jobs N` is taken as asked (within the jobserver). Every pool of processes (`passflow.executors.pool`) takes its
 workers from a `WorkerLease`.
 """
 
@@ -28,6 +33,7 @@ import contextlib
 import math
 import os
 import stat
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +45,7 @@ __all__ = [
     "cgroup_cpu_limit",
     "default_jobs",
     "lease_workers",
+    "machine_has_room",
     "reset_jobserver",
     "usable_cpus",
 ]
@@ -291,12 +298,22 @@ class WorkerLease:
     jobserver: Jobserver | None = None
     blocked: str | None = None
     """Why no worker may be added at all (an unreachable jobserver), or None."""
+    adaptive: bool = False
+    """Grant a worker only while the machine has a CPU to spare (`machine_has_room`)."""
     tokens: list[bytes] = field(default_factory=lambda: list[bytes]())
     held: int = 0
+    _next_look: float = 0.0
 
     def grow(self) -> bool:
         if self.blocked is not None or self.held >= self.limit:
             return False
+        if self.adaptive:
+            now = time.monotonic()
+            if now < self._next_look:
+                return False
+            if not machine_has_room():
+                self._next_look = now + _LOOK_AGAIN
+                return False
         if self.jobserver is not None:
             token = self.jobserver.take()
             if token is None:
@@ -323,10 +340,25 @@ class WorkerLease:
         self.close()
 
 
-def lease_workers(limit: int) -> WorkerLease:
+def lease_workers(limit: int, *, adaptive: bool = False) -> WorkerLease:
     """A lease of up to `limit` extra worker processes (a run of `jobs` jobs:
-    `jobs - 1`), within the jobserver of `MAKEFLAGS` if it offers one."""
+    `jobs - 1`), within the jobserver of `MAKEFLAGS` if it offers one, and,
+    `adaptive` (no `--jobs` given), while the machine has a CPU to spare."""
     found = _environment_jobserver()
     if isinstance(found, str):
-        return WorkerLease(max(0, limit), blocked=found)
-    return WorkerLease(max(0, limit), found)
+        return WorkerLease(max(0, limit), blocked=found, adaptive=adaptive)
+    return WorkerLease(max(0, limit), found, adaptive=adaptive)
+
+
+_LOOK_AGAIN = 0.05  # seconds before a lease that found no room looks again
+
+
+def machine_has_room(loadavg: Path = Path("/proc/loadavg")) -> bool:
+    """Whether one more process would find a CPU free right now: the runnable
+    tasks (this one included), plus one, fit the machine's CPUs. True when
+    the count cannot be read (not Linux)."""
+    try:
+        runnable = int(loadavg.read_text().split()[3].split("/")[0])
+    except (OSError, IndexError, ValueError):
+        return True
+    return runnable + 1 <= (os.cpu_count() or 1)

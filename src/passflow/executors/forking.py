@@ -131,6 +131,8 @@ class ProcessExecutor(ChildExecutor):
                 "concurrent.futures executor"
             )
         self.jobs = jobs if jobs is not None else default_jobs()
+        self.adaptive = jobs is None
+        """No `jobs` given: fork only while the machine has a CPU to spare."""
         self.serial_budget = serial_budget
         self.timeout = timeout
         self.parent_runs_children = parent_runs_children
@@ -152,14 +154,15 @@ class ProcessExecutor(ChildExecutor):
 
     def pool(self, main: WorkerMain, args: tuple[Any, ...], name: str) -> ForkPool:
         """A pool for one parallel run of `main(conn, *args)` workers: up to
-        `workers`, within the make jobserver's free tokens
-        (`passflow.executors.budget`). The adaptor's runs and sliced runs
+        `workers`, within the make jobserver's free tokens and, without
+        `jobs`, the machine's spare CPUs (`passflow.executors.budget`). The adaptor's runs and sliced runs
         both fork through it."""
         # The forking machinery (multiprocessing, its pipes) loads at the first
         # fork: a run within the serial budget never needs it.
         from passflow.executors.pool import ForkPool
 
-        return ForkPool(lease_workers(self.workers), main, args, name)
+        lease = lease_workers(self.workers, adaptive=self.adaptive)
+        return ForkPool(lease, main, args, name)
 
 
 class _ForkedRun:
