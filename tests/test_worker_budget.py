@@ -11,12 +11,12 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from typing import NamedTuple
 
 import pytest
 
 from passflow import PassManager, ir
-from passflow.executors import ProcessExecutor
-from passflow.executors import budget
+from passflow.executors import ProcessExecutor, budget
 from passflow.executors.budget import (
     Jobserver,
     WorkerLease,
@@ -110,6 +110,11 @@ def makeflags(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
     monkeypatch.delenv("MAKEFLAGS", raising=False)
     reset_jobserver()
+
+
+class Pipe(NamedTuple):
+    read: int
+    write: int
 
 
 def _pipe_with(tokens: int) -> tuple[int, int]:
@@ -210,61 +215,47 @@ def _pm() -> PassManager:
     return pm
 
 
-def test_no_free_token_keeps_the_adaptor_in_this_process(
-    makeflags: None, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def jobserver(makeflags: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pipe]:
+    """A make jobserver pipe with no free token, named by MAKEFLAGS."""
     read, write = _pipe_with(0)
-    try:
-        monkeypatch.setenv("MAKEFLAGS", f"-j2 --jobserver-auth={read},{write}")
-        executor = ProcessExecutor(4, serial_budget=0)
-        pm = _pm()
-        pm.executor = executor
-        module = ir.parse_module(_functions(40), pm.context)
-        pm.run(module)
-        assert executor.profile.runs == 1
-        assert executor.profile.in_parent == 40  # every child here, no fork
-        assert executor.profile.shipped == 0
-    finally:
-        os.close(read)
-        os.close(write)
+    monkeypatch.setenv("MAKEFLAGS", f"-j2 --jobserver-auth={read},{write}")
+    yield Pipe(read, write)
+    os.close(read)
+    os.close(write)
 
 
-def test_a_free_token_is_taken_and_given_back(
-    makeflags: None, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    read, write = _pipe_with(1)
-    try:
-        monkeypatch.setenv("MAKEFLAGS", f"-j2 --jobserver-auth={read},{write}")
-        executor = ProcessExecutor(4, serial_budget=0, parent_runs_children=False)
-        pm = _pm()
-        pm.executor = executor
-        module = ir.parse_module(_functions(40), pm.context)
-        pm.run(module)
-        assert executor.profile.in_parent == 0  # one worker ran them all
-        assert _drain(read) == b"+"
-    finally:
-        os.close(read)
-        os.close(write)
+def _run_adaptor(executor: ProcessExecutor) -> None:
+    pm = _pm()
+    pm.executor = executor
+    pm.run(ir.parse_module(_functions(40), pm.context))
 
 
-def test_a_sliced_run_forks_through_its_executors_pool(
-    makeflags: None, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    read, write = _pipe_with(0)
-    try:
-        monkeypatch.setenv("MAKEFLAGS", f"-j2 --jobserver-auth={read},{write}")
-        outcome = run_sliced(_functions(60), "x.mlir", _pm(), jobs=4, serial_budget=0)
-        assert isinstance(outcome, SlicedOutcome) and outcome.profile is not None
-        assert outcome.profile.workers == 0  # no token: no worker
-        reset_jobserver()
-        os.write(write, b"+")
-        outcome = run_sliced(_functions(60), "x.mlir", _pm(), jobs=4, serial_budget=0)
-        assert isinstance(outcome, SlicedOutcome) and outcome.profile is not None
-        assert outcome.profile.workers == 1
-        assert _drain(read) == b"+"
-    finally:
-        os.close(read)
-        os.close(write)
+def test_no_free_token_keeps_the_adaptor_in_this_process(jobserver: Pipe) -> None:
+    executor = ProcessExecutor(4, serial_budget=0)
+    _run_adaptor(executor)
+    assert executor.profile.runs == 1
+    assert executor.profile.in_parent == 40  # every child here, no fork
+    assert executor.profile.shipped == 0
+
+
+def test_a_free_token_is_taken_and_given_back(jobserver: Pipe) -> None:
+    os.write(jobserver.write, b"+")
+    executor = ProcessExecutor(4, serial_budget=0, parent_runs_children=False)
+    _run_adaptor(executor)
+    assert executor.profile.in_parent == 0  # one worker ran them all
+    assert _drain(jobserver.read) == b"+"
+
+
+def test_a_sliced_run_forks_through_its_executors_pool(jobserver: Pipe) -> None:
+    outcome = run_sliced(_functions(60), "x.mlir", _pm(), jobs=4, serial_budget=0)
+    assert isinstance(outcome, SlicedOutcome) and outcome.profile is not None
+    assert outcome.profile.workers == 0  # no token: no worker
+    os.write(jobserver.write, b"+")
+    outcome = run_sliced(_functions(60), "x.mlir", _pm(), jobs=4, serial_budget=0)
+    assert isinstance(outcome, SlicedOutcome) and outcome.profile is not None
+    assert outcome.profile.workers == 1
+    assert _drain(jobserver.read) == b"+"
 
 
 # --- a real make -j -----------------------------------------------------------
