@@ -12,13 +12,15 @@ unchanged), with the child's diagnostics, the text it wrote to stdout/stderr
 and its statistic effects. The parent splices each result into the child as it
 arrives (its only serial work per child) and, while no result is waiting, runs
 pending children itself (capturing the same): with `jobs` cores it forks
-`jobs - 1` workers and is the last job. At the end it applies the statistic
+up to `jobs - 1` workers, as its pool's lease grants them (a make jobserver's
+tokens; without `jobs`, a CPU free at that moment: `budget`), and is the last
+job. A worker is given a child only when it has none. At the end it applies the statistic
 effects to the original passes and replays diagnostics and output, in child
 order, so that both read as after a serial run.
 
 A worker that raises (IR that cannot be encoded), dies (killed, out of memory,
 `os._exit`) or overruns `timeout` fails that child's pipeline with an error at
-the child's location; its other queued children go to a replacement worker, so
+the child's location; the rest go to a replacement worker (or the parent), so
 every other child completes and nothing waits forever on a dead process.
 
 Workers live for one adaptor run: the module changes as results are spliced in,
@@ -329,7 +331,7 @@ class _ForkedRun:
         self.remaining -= 1
 
     def _lost(self, worker: PoolWorker, reason: str | None) -> None:
-        """A worker died: its current child fails, its queued ones go elsewhere
+        """A worker died: its current child fails, the rest go elsewhere
         (a replacement, if the lease grants one, or this process)."""
         self.pool.drop(worker, _EXIT_GRACE)
         self.decoders.pop(worker, None)
