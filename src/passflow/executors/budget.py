@@ -48,6 +48,7 @@ __all__ = [
     "machine_has_room",
     "reset_jobserver",
     "usable_cpus",
+    "worker_available",
 ]
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
@@ -348,6 +349,14 @@ def lease_workers(limit: int, *, adaptive: bool = False) -> WorkerLease:
     if isinstance(found, str):
         return WorkerLease(max(0, limit), blocked=found, adaptive=adaptive)
     return WorkerLease(max(0, limit), found, adaptive=adaptive)
+
+
+def worker_available(limit: int, *, adaptive: bool = False) -> bool:
+    """Whether a lease of `limit` would grant a worker right now (a jobserver
+    token is taken and given straight back): a run that cannot fork now
+    should not prepare for workers it will not get."""
+    with lease_workers(limit, adaptive=adaptive) as lease:
+        return lease.grow()
 
 
 _LOOK_AGAIN = 0.05  # seconds before a lease that found no room looks again

@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING, Any
 from passflow.analysis import AnalysisManager
 from passflow.diagnostics import Diagnostic, PassflowError
 from passflow.execution import ChildExecutor, ChildWork
-from passflow.executors.budget import default_jobs, lease_workers
+from passflow.executors.budget import default_jobs, lease_workers, worker_available
 from passflow.executors.capture import reset_child_capture
 from passflow.executors.child_run import (
     INTERRUPT_POLL,
@@ -153,6 +153,11 @@ class ProcessExecutor(ChildExecutor):
         if self.jobs <= 1 or _in_worker or work.in_process_only:
             return work.run_serially()
         return _ForkedRun(self, work).run()
+
+    def worker_available(self) -> bool:
+        """Whether a run starting now could fork a worker (the lease of
+        `pool`, asked without keeping what it grants)."""
+        return worker_available(self.workers, adaptive=self.adaptive)
 
     def pool(self, main: WorkerMain, args: tuple[Any, ...], name: str) -> ForkPool:
         """A pool for one parallel run of `main(conn, *args)` workers: up to

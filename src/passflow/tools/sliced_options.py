@@ -86,7 +86,10 @@ def worth_slicing(
     serial, one job): then only a result cache gains from slicing. Not for a
     process executor with a serial budget on `SMALL_INPUT` characters or
     fewer, unless cached: its parent would run every batch itself, as the
-    whole run's adaptor runs every child itself. Other executors are left to
+    whole run's adaptor runs every child itself. Not when no worker could be
+    forked now (`ProcessExecutor.worker_available`): on a busy machine or
+    under a jobserver with no free token the whole run is the cheaper one, and
+    its adaptor still forks if a CPU comes free. Other executors are left to
     `passflow.sliced` (`sliced_jobs_of`). The whole run is the reference, so
     the choice changes how fast the output comes, never what it is.
     """
@@ -97,7 +100,12 @@ def worth_slicing(
     from passflow.executors.forking import ProcessExecutor
 
     if isinstance(executor, ProcessExecutor):
-        return cached or executor.serial_budget <= 0 or len(text) > SMALL_INPUT
+        if cached:
+            return True
+        large = executor.serial_budget <= 0 or len(text) > SMALL_INPUT
+        # No worker to be had now (a busy machine, no jobserver token): the
+        # whole run costs what a serial run costs, a sliced one more.
+        return large and executor.worker_available()
     return True
 
 
