@@ -28,6 +28,7 @@ from passflow.executors.budget import (
 )
 from passflow.pipeline_text import parse_pass_pipeline
 from passflow.sliced import SlicedOutcome, run_sliced
+from passflow.tools.sliced_options import SMALL_INPUT, worth_slicing
 
 
 def _tree(root: pathlib.Path, files: dict[str, str]) -> pathlib.Path:
@@ -358,3 +359,15 @@ def test_without_jobs_a_busy_machine_keeps_the_run_one_process(
         pm.run(ir.parse_module(_functions(40), pm.context))
     assert default.profile.in_parent == 40 or default.jobs == 1
     assert asked.profile.in_parent < 40
+
+
+def test_a_run_that_can_fork_no_worker_runs_whole(jobserver: Pipe) -> None:
+    """Slicing pays only with workers: with none to be had now, passflow-opt
+    runs the file whole (serial cost), and slices once a token is free."""
+    text = _functions(1500)
+    assert len(text) > SMALL_INPUT
+    executor = ProcessExecutor(2)
+    assert not worth_slicing(executor, text)
+    os.write(jobserver.write, b"+")
+    assert worth_slicing(executor, text)
+    assert _drain(jobserver.read) == b"+"  # asked, not kept
