@@ -366,9 +366,11 @@ def run_pipeline(
                 execution.failed = True
             finally:
                 pass_.execution_state = None
-            if (
-                execution.preserved is not ALL_PRESERVED or execution.failed
-            ) and not _after_body(pass_, op, am, state, False, execution):
+            # The pass set `preserved`; pyright sees only the None above.
+            unchanged = execution.preserved is ALL_PRESERVED  # pyright: ignore[reportUnnecessaryComparison]
+            if not (unchanged and not execution.failed) and not _after_body(
+                pass_, op, am, state, False, execution
+            ):
                 return False
         if instrumentor is not None and parent is not None:
             instrumentor.run_after_pipeline(pm.op_name, parent)
