@@ -4,6 +4,7 @@ a forking process pool and a local Dask cluster for the executor tests."""
 from __future__ import annotations
 
 import multiprocessing
+import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 
@@ -11,6 +12,11 @@ import pytest
 
 from passflow import ir
 from passflow.all_passes import register_all_passes
+
+# Under `make -jN test` the suite would run inside make's jobserver, which keeps
+# every run it cannot reach one process: the tests that count workers set their
+# own MAKEFLAGS (tests/test_worker_budget.py).
+os.environ.pop("MAKEFLAGS", None)
 
 
 @pytest.fixture

@@ -32,6 +32,7 @@ from distributed.security import Security
 from passflow.execution import ChildExecutor
 from passflow.executors import DaskExecutor, make_executor
 from passflow.sliced import Fallback, SlicedOutcome
+from passflow.sliced import run as sliced_run
 from passflow.tools import chunk, opt, pass_manager_options
 
 HERE = pathlib.Path(__file__).parent
@@ -94,9 +95,9 @@ def on_dask(dask_client: object, monkeypatch: pytest.MonkeyPatch) -> Iterator[Da
         runs.outcomes.append(outcome)
         return outcome
 
-    real = chunk.run_sliced_on
+    real = sliced_run.run_sliced_on
     monkeypatch.setattr(pass_manager_options, "make_executor", executor)
-    monkeypatch.setattr(chunk, "run_sliced_on", recording)
+    monkeypatch.setattr(sliced_run, "run_sliced_on", recording)
     yield runs
 
 

@@ -7,11 +7,13 @@ and the server's own start and stop."""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -326,3 +328,143 @@ def test_a_second_server_on_the_same_socket_is_refused(server: Server) -> None:
     assert done.stderr.startswith(
         f"passflow-opt-server: error: a server already listens on '{server.socket}'"
     )
+
+
+def _on_a_terminal(cwd: Path, *argv: str, **env: str) -> Outcome:
+    """passflow-opt with a terminal (a pseudo-terminal) on stdin, where one
+    function and an end of file (Ctrl-D) are typed."""
+    leader, follower = os.openpty()
+    os.write(leader, ONE_FUNCTION.encode() + b"\x04")
+    try:
+        environment = {k: v for k, v in os.environ.items() if k != SERVER_ENV}
+        environment.update(env, COLUMNS="80")
+        done = subprocess.run(
+            [OPT, *argv], stdin=follower, capture_output=True, cwd=cwd, env=environment
+        )
+    finally:
+        os.close(follower)
+        os.close(leader)
+    return Outcome(done.returncode, done.stdout, done.stderr)
+
+
+def test_a_terminal_on_stdin_is_no_reason_to_refuse_a_file(
+    server: Server, tmp_path: Path
+) -> None:
+    """Served whenever the input is a file; only a run that would read the
+    terminal runs here, quietly unless PASSFLOW_SERVER_VERBOSE asks why."""
+    (tmp_path / "one.mlir").write_text(ONE_FUNCTION)
+    alone = opt(tmp_path, CANON_CSE, "one.mlir")
+    verbose = {SERVER_ENV: str(server.socket), "PASSFLOW_SERVER_VERBOSE": "1"}
+    served = _on_a_terminal(tmp_path, CANON_CSE, "one.mlir", **verbose)
+    assert served == alone  # no note: it was served
+    reads_terminal = {SERVER_ENV: str(server.socket)}
+    quiet = _on_a_terminal(tmp_path, CANON_CSE, "-o", "x.mlir", **reads_terminal)
+    assert (quiet.status, quiet.stderr) == (0, b"")  # run here, from the terminal
+    assert (tmp_path / "x.mlir").read_bytes() == alone.stdout
+    noted = _on_a_terminal(tmp_path, CANON_CSE, "-o", "one.mlir", **verbose)
+    assert noted.stderr.startswith(
+        b"passflow-opt: note: not served: the input is stdin, a terminal, which a "
+        b"served run cannot read; running in this process\n"
+    )
+
+
+def opt_with(cwd: Path, env: dict[str, str], *argv: str) -> Outcome:
+    """`opt` with these variables set (PASSFLOW_SERVER among them)."""
+    environment = {k: v for k, v in os.environ.items() if k != SERVER_ENV}
+    environment.update(env, COLUMNS="80")
+    done = subprocess.run([OPT, *argv], capture_output=True, cwd=cwd, env=environment)
+    return Outcome(done.returncode, done.stdout, done.stderr)
+
+
+def _servers_on(path: Path) -> list[int]:
+    """The processes whose command line names `path` (an auto server)."""
+    found: list[int] = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                command = Path(f"/proc/{entry}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if str(path).encode() in command:
+                found.append(int(entry))
+    return found
+
+
+def _until(condition: Callable[[], bool], seconds: float = 120) -> bool:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
+def test_auto_starts_one_server_per_user_that_exits_when_idle(
+    tmp_path: Path,
+) -> None:
+    runtime = Path(tempfile.mkdtemp(prefix="rt-", dir="/tmp"))  # a short path
+    (tmp_path / "one.mlir").write_text(ONE_FUNCTION)
+    alone = opt(tmp_path, CANON_CSE, "one.mlir")
+    env = {
+        SERVER_ENV: "auto",
+        "XDG_RUNTIME_DIR": str(runtime),
+        "PASSFLOW_SERVER_IDLE": "20",
+    }
+    first = opt_with(tmp_path, env, CANON_CSE, "one.mlir")
+    assert (first.status, first.stdout, first.stderr) == (
+        alone.status,
+        alone.stdout,
+        alone.stderr,
+    )  # quiet: auto explains only when asked
+    directory = runtime / "passflow"
+    assert directory.stat().st_mode & 0o777 == 0o700
+    assert _until(lambda: any(p.suffix == ".sock" for p in directory.iterdir()))
+    (socket_path,) = [p for p in directory.iterdir() if p.suffix == ".sock"]
+    assert len(_servers_on(socket_path)) == 1
+    served = opt_with(
+        tmp_path, {**env, "PASSFLOW_SERVER_VERBOSE": "1"}, CANON_CSE, "one.mlir"
+    )
+    assert served == alone  # no note: served
+    # Idle for 20 s: the server exits and removes its socket.
+    assert _until(lambda: not _servers_on(socket_path) and not socket_path.exists())
+    shutil.rmtree(runtime)
+
+
+def test_an_auto_server_whose_code_changed_refuses_and_exits(tmp_path: Path) -> None:
+    runtime = Path(tempfile.mkdtemp(prefix="rt-", dir="/tmp"))  # a short path
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "auto_probe_plugin.py").write_text("VALUE = 1\n")
+    (tmp_path / "one.mlir").write_text(ONE_FUNCTION)
+    env = {
+        SERVER_ENV: "auto",
+        "XDG_RUNTIME_DIR": str(runtime),
+        "PASSFLOW_SERVER_PRELOAD": "auto_probe_plugin",
+        "PASSFLOW_SERVER_VERBOSE": "1",
+        "PYTHONPATH": str(site),
+    }
+    first = opt_with(tmp_path, env, CANON_CSE, "one.mlir")
+    assert b"note: not served: no passflow-opt server at" in first.stderr
+    assert b"; started one; running in this process" in first.stderr
+    directory = runtime / "passflow"
+    assert _until(lambda: any(p.suffix == ".sock" for p in directory.iterdir()))
+    (socket_path,) = [p for p in directory.iterdir() if p.suffix == ".sock"]
+    served = opt_with(tmp_path, env, CANON_CSE, "one.mlir")
+    assert served.stderr == b"" and served.stdout == first.stdout
+    (site / "auto_probe_plugin.py").write_text("VALUE = 22\n")
+    stale = opt_with(tmp_path, env, CANON_CSE, "one.mlir")
+    assert stale.stderr.startswith(
+        b"passflow-opt: note: not served: passflow or a module the server loaded "
+        b"changed since it started; running in this process\n"
+    )
+    assert stale.stdout == first.stdout
+    assert _until(lambda: not _servers_on(socket_path))  # it exited
+    again = opt_with(tmp_path, env, CANON_CSE, "one.mlir")  # starts a fresh one
+    assert b"started one" in again.stderr
+    assert _until(lambda: socket_path.exists())
+    fresh = opt_with(tmp_path, env, CANON_CSE, "one.mlir")
+    assert fresh.stderr == b""
+    for pid in _servers_on(socket_path):
+        os.kill(pid, signal.SIGTERM)
+    assert _until(lambda: not _servers_on(socket_path))
+    shutil.rmtree(runtime)

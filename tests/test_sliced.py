@@ -30,9 +30,10 @@ from passflow.diagnostics import PassflowError
 from passflow.executors import DaskExecutor, ProcessExecutor, make_executor
 from passflow.pipeline_text import parse_pass_pipeline
 from passflow.sliced import Fallback, SlicedOutcome, run_sliced, scan_slices
+from passflow.sliced import run as sliced_run
 from passflow.sliced.plan import SlicePlan
 from passflow.sliced.shipped import ExecutorLostError, shipped_runner
-from passflow.tools import chunk, opt, pass_manager_options
+from passflow.tools import opt, pass_manager_options
 
 HERE = pathlib.Path(__file__).parent
 LIT_CORPUS = sorted((HERE / "filecheck").rglob("*.mlir"))
@@ -84,9 +85,9 @@ def sliced_outcomes(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Outcome]]:
         seen.append(outcome)
         return outcome
 
-    real = chunk.run_sliced_on
+    real = sliced_run.run_sliced_on
     monkeypatch.setattr(pass_manager_options, "make_executor", executor)
-    monkeypatch.setattr(chunk, "run_sliced_on", recording)
+    monkeypatch.setattr(sliced_run, "run_sliced_on", recording)
     yield seen
 
 

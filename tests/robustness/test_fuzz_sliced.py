@@ -38,8 +38,8 @@ from passflow.cache import sources
 from passflow.cache.store import ResultCache
 from passflow.executors import ProcessExecutor, make_executor
 from passflow.sliced import Fallback, SlicedOutcome
+from passflow.sliced import run as sliced_run
 from passflow.tools import (
-    chunk,
     opt,
     pass_manager_options,
     plugin_options,
@@ -84,10 +84,10 @@ def sliced_in_process(seen: Counter[str]) -> Generator[None]:
         seen["sliced" if isinstance(outcome, SlicedOutcome) else "fallback"] += 1
         return outcome
 
-    real = chunk.run_sliced_on
+    real = sliced_run.run_sliced_on
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(pass_manager_options, "make_executor", executor)
-        patch.setattr(chunk, "run_sliced_on", recording)
+        patch.setattr(sliced_run, "run_sliced_on", recording)
         patch.setattr(sliced_options, "SMALL_INPUT", 0)
         yield
 

@@ -31,7 +31,8 @@ if TYPE_CHECKING:
     from concurrent.futures import Executor
 
     from passflow.execution import ChildExecutor
-    from passflow.executors.child_run import ExecutorProfile, default_jobs
+    from passflow.executors.budget import default_jobs
+    from passflow.executors.child_run import ExecutorProfile
     from passflow.executors.dask import DaskExecutor
     from passflow.executors.forking import ProcessExecutor
     from passflow.executors.serial import SerialExecutor
@@ -55,10 +56,8 @@ __all__ = [
 
 _MODULES = {
     "passflow.executors.dask": ("DaskExecutor",),
-    "passflow.executors.child_run": (
-        "ExecutorProfile",
-        "default_jobs",
-    ),
+    "passflow.executors.budget": ("default_jobs",),
+    "passflow.executors.child_run": ("ExecutorProfile",),
     "passflow.executors.forking": ("ProcessExecutor",),
     "passflow.executors.serial": ("SerialExecutor",),
     "passflow.executors.shipping": ("ShippingExecutor",),

@@ -15,7 +15,6 @@ executors share.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -51,7 +50,6 @@ __all__ = [
     "PipelineStatistics",
     "StatisticDeltas",
     "child_error",
-    "default_jobs",
     "run_child",
 ]
 
@@ -61,14 +59,6 @@ INTERRUPT_POLL = 0.05
 """Seconds an executor waiting for its children blocks before it looks for an
 interrupt again: Ctrl-C, forwarded into the waiting thread as an exception
 (`passflow.deep_stack`), is seen only between two waits."""
-
-
-def default_jobs() -> int:
-    """The number of cores this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 StatisticDeltas = list[tuple[int, StatisticEffects]]

@@ -30,7 +30,7 @@ from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Protocol, cast
 
 from passflow.diagnostics import PassflowError
-from passflow.executors.child_run import default_jobs
+from passflow.executors.budget import default_jobs
 from passflow.executors.shipping import ContextFactory, ShippingExecutor
 
 if TYPE_CHECKING:

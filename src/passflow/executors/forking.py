@@ -12,13 +12,15 @@ unchanged), with the child's diagnostics, the text it wrote to stdout/stderr
 and its statistic effects. The parent splices each result into the child as it
 arrives (its only serial work per child) and, while no result is waiting, runs
 pending children itself (capturing the same): with `jobs` cores it forks
-`jobs - 1` workers and is the last job. At the end it applies the statistic
+up to `jobs - 1` workers, as its pool's lease grants them (a make jobserver's
+tokens; without `jobs`, a CPU free at that moment: `budget`), and is the last
+job. A worker is given a child only when it has none. At the end it applies the statistic
 effects to the original passes and replays diagnostics and output, in child
 order, so that both read as after a serial run.
 
 A worker that raises (IR that cannot be encoded), dies (killed, out of memory,
 `os._exit`) or overruns `timeout` fails that child's pipeline with an error at
-the child's location; its other queued children go to a replacement worker, so
+the child's location; the rest go to a replacement worker (or the parent), so
 every other child completes and nothing waits forever on a dead process.
 
 Workers live for one adaptor run: the module changes as results are spliced in,
@@ -42,12 +44,12 @@ import os
 import signal
 import time
 from collections import deque
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any
 
 from passflow.analysis import AnalysisManager
 from passflow.diagnostics import Diagnostic, PassflowError
 from passflow.execution import ChildExecutor, ChildWork
+from passflow.executors.budget import default_jobs, lease_workers, worker_available
 from passflow.executors.capture import reset_child_capture
 from passflow.executors.child_run import (
     INTERRUPT_POLL,
@@ -56,10 +58,8 @@ from passflow.executors.child_run import (
     ChildResult,
     ExecutorProfile,
     PipelineStatistics,
-    default_jobs,
     run_child,
 )
-from passflow.executors.lifetime import become_worker, stop_workers
 from passflow.executors.transfer import (
     ChangeDetector,
     Decoder,
@@ -69,7 +69,8 @@ from passflow.executors.transfer import (
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
-    from multiprocessing.process import BaseProcess
+
+    from passflow.executors.pool import ForkPool, PoolWorker, WorkerMain
 
 __all__ = ["DEFAULT_SERIAL_BUDGET", "ProcessExecutor", "can_fork"]
 
@@ -85,7 +86,6 @@ costs; a longer one loses at most this much of its parallel time."""
 # serial budgets: forking and warming up a worker costs about one budget, and
 # two jobs save at most half of the rest.
 _FORK_PAYS = 2.0
-_PREFETCH = 2  # children queued per worker, so it never idles waiting for the next
 _EXIT_GRACE = 5.0  # seconds a worker whose pipe closed gets to finish exiting
 
 _in_worker = False  # set in forked workers: nested adaptors run serially there
@@ -133,6 +133,8 @@ class ProcessExecutor(ChildExecutor):
                 "concurrent.futures executor"
             )
         self.jobs = jobs if jobs is not None else default_jobs()
+        self.adaptive = jobs is None
+        """No `jobs` given: fork only while the machine has a CPU to spare."""
         self.serial_budget = serial_budget
         self.timeout = timeout
         self.parent_runs_children = parent_runs_children
@@ -152,14 +154,22 @@ class ProcessExecutor(ChildExecutor):
             return work.run_serially()
         return _ForkedRun(self, work).run()
 
+    def worker_available(self) -> bool:
+        """Whether a run starting now could fork a worker (the lease of
+        `pool`, asked without keeping what it grants)."""
+        return worker_available(self.workers, adaptive=self.adaptive)
 
-@dataclass(eq=False)
-class _Worker:
-    process: BaseProcess
-    conn: Connection
-    decoder: Decoder
-    inflight: deque[int] = field(default_factory=lambda: deque[int]())
-    started: float = 0.0  # when the child at inflight[0] started
+    def pool(self, main: WorkerMain, args: tuple[Any, ...], name: str) -> ForkPool:
+        """A pool for one parallel run of `main(conn, *args)` workers: up to
+        `workers`, within the make jobserver's free tokens and, without
+        `jobs`, the machine's spare CPUs (`passflow.executors.budget`). The adaptor's runs and sliced runs
+        both fork through it."""
+        # The forking machinery (multiprocessing, its pipes) loads at the first
+        # fork: a run within the serial budget never needs it.
+        from passflow.executors.pool import ForkPool
+
+        lease = lease_workers(self.workers, adaptive=self.adaptive)
+        return ForkPool(lease, main, args, name)
 
 
 class _ForkedRun:
@@ -171,7 +181,7 @@ class _ForkedRun:
         self.outcomes = ChildOutcomes(work)
         self.pending: deque[int] = deque()
         self.remaining = 0
-        self.workers: dict[Connection, _Worker] = {}
+        self.decoders: dict[PoolWorker, Decoder] = {}
         self.profile = ExecutorProfile(runs=1)
         # Made on the spawning thread (MLIR's prepass); the workers inherit them.
         self.ams = [work.am.nest(child) for _, child in work.items]
@@ -204,12 +214,6 @@ class _ForkedRun:
     def _fork_for(self, first: int) -> None:
         """Fork workers and run children `first`... on them and, between
         splicing their results, here."""
-        # The forking machinery (multiprocessing, its pipes) loads at the first
-        # fork: a run within the serial budget never needs it.
-        import multiprocessing
-        from multiprocessing.connection import wait
-
-        self.mp = multiprocessing.get_context("fork")
         start = time.perf_counter()
         waited = 0.0
         here = 0.0
@@ -217,7 +221,10 @@ class _ForkedRun:
         self.pending.extend(range(first, len(self.work.items)))
         self.remaining = len(self.pending)
         self.profile.children = self.remaining
-        parent_runs = self.executor.parent_runs_children
+        self.wanted = wanted = min(self.executor.workers, self.remaining)
+        self.pool = self.executor.pool(
+            _worker_main, (self.work, self.ams, self.shared), "passflow-worker"
+        )
         gc_enabled = gc.isenabled()
         # No collections while splicing (they would rescan the whole module), and
         # the module frozen out of the workers' collections (no copy-on-write).
@@ -225,41 +232,40 @@ class _ForkedRun:
         gc.freeze()
         stopped = False
         try:
-            for _ in range(min(self.executor.workers, self.remaining)):
-                self._spawn()
+            self._grow(wanted)
             while self.remaining:
+                # The parent runs children when it may, or when no worker was
+                # granted (a jobserver without a free token).
+                parent_runs = self.executor.parent_runs_children or not self.pool
                 run_one = parent_runs and bool(self.pending)
-                if self.workers:
+                if self.pool:
                     # Results first, so that workers never starve while we run one.
                     before = time.perf_counter()
-                    ready = wait(
-                        list(self.workers), 0.0 if run_one else self._wait_limit()
-                    )
+                    ready = self.pool.ready(0.0 if run_one else self._wait_limit())
                     if not run_one:
                         waited += time.perf_counter() - before
-                    for conn in ready:
-                        worker = self.workers.get(cast("Connection", conn))
-                        if worker is not None:
+                    for worker in ready:
+                        if worker.conn in self.pool.workers:
                             self._read(worker)
                     if ready:
                         continue
                     self._kill_overdue()
-                if not (parent_runs and self.pending):
-                    if not self.workers:  # cannot happen: _lost respawns
-                        raise PassflowError("no worker left to run the children")
+                if not run_one:
                     continue
                 before = time.perf_counter()
                 self._run_here(self.pending.popleft())
                 self.remaining -= 1
                 self.profile.in_parent += 1
                 here += time.perf_counter() - before
+                if self.pending and len(self.pool) < wanted:
+                    self._grow(wanted)  # a token may have come free
         except BaseException:  # an interrupt (or a bug): no grace for the workers
-            self._stop_all(grace=0.0)
+            self.pool.stop_all(grace=0.0)
             stopped = True
             raise
         finally:
             if not stopped:
-                self._stop_all()
+                self.pool.stop_all(_EXIT_GRACE)
             gc.unfreeze()
             if gc_enabled:
                 gc.enable()
@@ -270,48 +276,23 @@ class _ForkedRun:
 
     # --- workers ------------------------------------------------------------
 
-    def _spawn(self) -> None:
-        parent_end, child_end = self.mp.Pipe(duplex=True)
-        # The worker closes every parent-side end it inherits (its own included),
-        # so the parent's death is an EOF it sees.
-        inherited = [parent_end, *self.workers]
-        process = self.mp.Process(
-            target=_worker_main,
-            args=(child_end, inherited, os.getpid(), self.work, self.ams, self.shared),
-            name="passflow-worker",
-        )
-        process.start()
-        child_end.close()
-        worker = _Worker(
-            process, parent_end, Decoder(self.work.state.context, self.shared)
-        )
-        self.workers[parent_end] = worker
-        self._feed(worker)
-
-    def _feed(self, worker: _Worker) -> None:
-        while len(worker.inflight) < _PREFETCH and self.pending:
-            index = self.pending.popleft()
-            if not worker.inflight:
-                worker.started = time.perf_counter()
-            worker.inflight.append(index)
-            try:
-                worker.conn.send(index)
-            except OSError:  # it died; its pipe tells the main loop
+    def _grow(self, wanted: int) -> None:
+        """Fork workers up to `wanted`, as the pool's lease allows, and give
+        each new one a child."""
+        while len(self.pool) < wanted and self.pending:
+            worker = self.pool.spawn()
+            if worker is None:
                 return
+            self.decoders[worker] = Decoder(self.work.state.context, self.shared)
+            self.pool.feed(worker, self.pending)
 
-    def _stop_all(self, grace: float = _EXIT_GRACE) -> None:
-        """Ask every worker to exit; kill those still running after `grace` s."""
-        workers = list(self.workers.values())
-        self.workers.clear()
-        stop_workers(((w.process, w.conn) for w in workers), grace)
-
-    def _read(self, worker: _Worker) -> None:
+    def _read(self, worker: PoolWorker) -> None:
         try:
             data = worker.conn.recv_bytes()
         except (EOFError, OSError):
             self._lost(worker, None)
             return
-        message = worker.decoder.loads(data)
+        message = self.decoders[worker].loads(data)
         if not isinstance(message, ChildResult | ChildRaised):
             raise PassflowError(f"worker {worker.process.pid} sent {message!r}")
         index = message.position
@@ -328,14 +309,14 @@ class _ForkedRun:
                 f"worker process {worker.process.pid} raised {message.error} while "
                 f"running '{self.work.pipeline_text(index)}' on this op",
             )
-        self._feed(worker)
+        self.pool.feed(worker, self.pending)
 
-    def _done(self, worker: _Worker, result: ChildResult) -> None:
+    def _done(self, worker: PoolWorker, result: ChildResult) -> None:
         self.profile.worker_busy += result.seconds
         if result.rewritten is not None:
             header, regions = result.rewritten
             try:
-                worker.decoder.splice(
+                self.decoders[worker].splice(
                     self.work.items[result.position][1], header, regions
                 )
             except Exception as err:
@@ -354,15 +335,12 @@ class _ForkedRun:
         self.outcomes.fail(index, diagnostics, message)
         self.remaining -= 1
 
-    def _lost(self, worker: _Worker, reason: str | None) -> None:
-        """A worker died: its current child fails, its queued ones go elsewhere."""
-        self.workers.pop(worker.conn, None)
+    def _lost(self, worker: PoolWorker, reason: str | None) -> None:
+        """A worker died: its current child fails, the rest go elsewhere
+        (a replacement, if the lease grants one, or this process)."""
+        self.pool.drop(worker, _EXIT_GRACE)
+        self.decoders.pop(worker, None)
         process = worker.process
-        process.join(_EXIT_GRACE)
-        if process.is_alive():
-            process.kill()
-            process.join()
-        worker.conn.close()
         if reason is None:
             code = process.exitcode
             if code is not None and code < 0:
@@ -378,8 +356,7 @@ class _ForkedRun:
                 f"'{self.work.pipeline_text(index)}' on this op",
             )
             self.pending.extendleft(reversed(worker.inflight))
-        if self.pending and len(self.workers) < self.executor.workers:
-            self._spawn()
+        self._grow(self.wanted)
 
     def _wait_limit(self) -> float:
         """How long to wait for a result: until the next deadline, and never
@@ -391,7 +368,7 @@ class _ForkedRun:
         limit = self.executor.timeout
         if limit is None:
             return None
-        busy = [w.started for w in self.workers.values() if w.inflight]
+        busy = [w.started for w in self.pool if w.inflight]
         if not busy:
             return None
         return max(0.0, min(busy) + limit - time.perf_counter())
@@ -401,7 +378,7 @@ class _ForkedRun:
         if limit is None:
             return
         now = time.perf_counter()
-        for worker in list(self.workers.values()):
+        for worker in self.pool:
             if worker.inflight and now - worker.started >= limit:
                 worker.process.kill()
                 self._lost(worker, f"timed out after {limit:g} s")
@@ -409,14 +386,11 @@ class _ForkedRun:
 
 def _worker_main(
     conn: Connection,
-    inherited: list[Connection],
-    parent: int,
     work: ChildWork,
     ams: list[AnalysisManager],
     shared: list[object],
 ) -> None:
     """A worker's loop: run the child it is told, send back what changed."""
-    become_worker(parent, inherited)
     global _in_worker
     _in_worker = True
     gc.enable()  # the inherited module is frozen: collections only see new objects

@@ -46,13 +46,13 @@ from passflow import ir
 from passflow.analysis import AnalysisManager
 from passflow.diagnostics import DiagnosticEngine
 from passflow.execution import ChildExecutor, ChildWork
+from passflow.executors.budget import default_jobs
 from passflow.executors.child_run import (
     ChildOutcomes,
     ChildRaised,
     ChildResult,
     ExecutorProfile,
     PipelineStatistics,
-    default_jobs,
     run_child,
 )
 from passflow.executors.transfer import (

@@ -15,11 +15,11 @@ from concurrent.futures import wait as wait_futures
 
 from passflow import ir
 from passflow.execution import ChildExecutor, ChildWork
+from passflow.executors.budget import default_jobs
 from passflow.executors.child_run import (
     INTERRUPT_POLL,
     ChildOutcomes,
     PipelineStatistics,
-    default_jobs,
     run_child,
 )
 from passflow.pass_base import Pass, PassPipeline, pipeline_identity

@@ -4,7 +4,6 @@ to a run of the whole file."""
 from __future__ import annotations
 
 import gc
-import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -66,19 +65,19 @@ def run_sliced_on(
     salt_names_pipeline: bool = False,
 ) -> SlicedOutcome | Fallback:
     """`run_sliced` with the jobs and the place of the batches `executor`
-    stands for: forked here for a process executor (its jobs and serial
-    budget), as tasks of a shipping executor's pool (Dask; the cache is
+    stands for: forked here by a process executor's pool (its jobs, serial
+    budget and the make jobserver's tokens), as tasks of a shipping executor's pool (Dask; the cache is
     looked up here first, so only misses travel), or, with a `cache`, in this
     process alone for an executor that runs nested pipelines here. The
     batches run their nested pipelines serially, so the run's processes are
     the executor's jobs, whatever the path."""
     jobs = sliced_jobs_of(executor)
-    budget = DEFAULT_SERIAL_BUDGET
     if jobs is None:
         if cache is None:
             return Fallback("the executor runs nested pipelines in this process")
-        jobs, budget = 1, math.inf
+        jobs = 1
     remote: RemoteRun | None = None
+    local: ProcessExecutor | None = None
     if isinstance(executor, ShippingExecutor):
         remote = shipped_runner(
             executor.executor,
@@ -87,7 +86,7 @@ def run_sliced_on(
             context_factory=executor.context_factory,
         )
     elif isinstance(executor, ProcessExecutor) and executor.jobs > 1:
-        budget = executor.serial_budget
+        local = executor
     return run_sliced(
         text,
         name,
@@ -95,7 +94,7 @@ def run_sliced_on(
         first_line=first_line,
         jobs=jobs,
         generic=generic,
-        serial_budget=budget,
+        local=local,
         remote=remote,
         cache=cache,
         cache_salt=cache_salt,
@@ -112,6 +111,7 @@ def run_sliced(
     jobs: int,
     generic: bool = False,
     serial_budget: float = DEFAULT_SERIAL_BUDGET,
+    local: ProcessExecutor | None = None,
     remote: RemoteRun | None = None,
     cache: ResultCache | None = None,
     cache_salt: str = "",
@@ -119,8 +119,9 @@ def run_sliced(
 ) -> SlicedOutcome | Fallback:
     """Run `pm` on the module `text` holds, each top-level op parsed, verified,
     run by the pipeline's first pass (nested pipelines) and printed by one of
-    `jobs` processes (this one and forked workers, or `remote`'s); a
-    `Fallback` when the file must run whole instead.
+    `jobs` processes (this one and the workers of `local`'s pool, by default a
+    `ProcessExecutor(jobs, serial_budget=...)`, or `remote`'s); a `Fallback`
+    when the file must run whole instead.
 
     When passes follow the nested pipelines, the workers send their ops back
     in `passflow.executors.transfer`'s encoding instead of printing them, and
@@ -131,6 +132,8 @@ def run_sliced(
     `salt_names_pipeline`: it holds the text `pm` was built from, so a
     pipeline of passflow's own passes is keyed without it,
     `passflow.cache.code`)."""
+    if local is None and jobs > 1 and remote is None:
+        local = ProcessExecutor(jobs, serial_budget=serial_budget)
     run = _SlicedRun(
         text,
         name,
@@ -138,7 +141,7 @@ def run_sliced(
         first_line,
         jobs,
         generic,
-        serial_budget,
+        local,
         remote,
         cache,
         cache_salt,
@@ -161,7 +164,7 @@ class _SlicedRun:
     first_line: int
     jobs: int
     generic: bool
-    serial_budget: float
+    local: ProcessExecutor | None
     remote: RemoteRun | None
     cache: ResultCache | None
     salt: str
@@ -225,9 +228,7 @@ class _SlicedRun:
         elif self.remote is not None:
             results = self.remote(plan, runner)
         else:
-            results = run_local(
-                plan, runner, jobs, profile, serial_budget=self.serial_budget
-            )
+            results = run_local(plan, runner, self.local, profile)
         if keys is not None:  # the cache was looked up
             outcome = _assemble_cached(runner.prefix, results, hits)
             if cache is not None and isinstance(outcome, SlicedOutcome):

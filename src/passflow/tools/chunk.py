@@ -45,7 +45,6 @@ from passflow.tools.print_flags import print_options
 from passflow.tools.remark_options import remark_session
 from passflow.tools.sliced_options import (
     replay_events,
-    run_sliced_on,
     sliced_flags,
     worth_slicing,
 )
@@ -290,7 +289,7 @@ class ChunkRun:
         """The chunk run sliced (`passflow.sliced`): whether it stands for the
         whole run, and then its printed output (None on failure)."""
         # Sliced runs load here, for a chunk that may slice.
-        from passflow.sliced.run import Fallback
+        from passflow.sliced.run import Fallback, run_sliced_on
         from passflow.sliced.shipped import ExecutorLostError
 
         args = self.args
@@ -313,6 +312,7 @@ class ChunkRun:
                 allow_unregistered=args.allow_unregistered_dialect,
                 cache=self.inv.cache,
                 cache_salt=self.inv.cache_salt,
+                salt_names_pipeline=True,  # `cache_salt` holds the pipeline's text
             )
         except ExecutorLostError as err:
             where = f" '{args.scheduler}'" if args.scheduler else ""

@@ -56,7 +56,14 @@ from passflow.tools.remark_options import add_remark_flags
 if TYPE_CHECKING:
     from passflow.tools.pass_listing import PassGroup
 
-__all__ = ["NO_PIPELINE_GRAPH", "Invocation", "main", "read_input", "run"]
+__all__ = [
+    "NO_PIPELINE_GRAPH",
+    "Invocation",
+    "main",
+    "read_input",
+    "reads_stdin",
+    "run",
+]
 
 
 class UsageError(Exception):
@@ -292,6 +299,17 @@ def run(inv: Invocation) -> int:
     from passflow.tools.opt_run import run_input
 
     return run_input(inv)
+
+
+def reads_stdin(argv: Sequence[str]) -> bool:
+    """Whether passflow-opt with these arguments reads its input from stdin
+    (its input is `-`, the default); True when they do not parse, so that a
+    caller unsure of it assumes the input may be stdin."""
+    try:
+        args, _ = build_parser().parse_known_args([dashes(arg) for arg in argv])
+    except (SystemExit, Exception):
+        return True
+    return getattr(args, "input", "-") == "-"
 
 
 def fail(message: str) -> NoReturn:

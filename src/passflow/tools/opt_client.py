@@ -1,5 +1,6 @@
 """`passflow-opt`'s entry point: the run in this process, or in a resident
-`passflow-opt-server` when `PASSFLOW_SERVER` names one's socket.
+`passflow-opt-server` when `PASSFLOW_SERVER` names one's socket (or is `auto`:
+the user's own server, started on first use, `server_auto`).
 
 The variable is read before anything heavy is imported: with it set, this
 process loads the standard library's socket and json and nothing of the IR.
@@ -9,9 +10,11 @@ the same bytes to the same places, and exits with the run's status.
 
 A server that cannot be reached, runs another Python or passflow, or was
 started before the code changed, does not run it: this process runs it
-itself, after one `note:` line on stderr that says why and how to fix it. With
-stdin a terminal, the run stays here without a note (a forked run could not
-read the terminal: it is not in the terminal's foreground process group).
+itself, after one `note:` line on stderr that says why and how to fix it. A
+run whose input is stdin, a terminal, is refused quietly (a forked run could
+not read the terminal: it is not in the terminal's foreground process group);
+with the input a file, a terminal on stdin is no reason to refuse. With
+`auto`, every reason is quiet: `PASSFLOW_SERVER_VERBOSE=1` shows them all.
 """
 
 from __future__ import annotations
@@ -22,7 +25,9 @@ import socket
 import sys
 
 from passflow.tools.server_wire import (
+    AUTO,
     SERVER_ENV,
+    VERBOSE_ENV,
     WireError,
     identity,
     peer_uid,
@@ -36,9 +41,9 @@ PROG = "passflow-opt"
 
 
 def main() -> int:
-    """`passflow-opt`: relayed to the server named by `PASSFLOW_SERVER`, else here."""
+    """`passflow-opt`: relayed to the server `PASSFLOW_SERVER` names, else here."""
     address = os.environ.get(SERVER_ENV)
-    if address and not os.isatty(0):
+    if address:
         status = relay(address, sys.argv)
         if status is not None:
             return status
@@ -47,17 +52,42 @@ def main() -> int:
     return run_here()
 
 
-def _note(reason: str, address: str) -> None:
-    sys.stderr.write(
-        f"{PROG}: note: {reason}; running in this process (start "
-        f"'passflow-opt-server {address}', or unset {SERVER_ENV})\n"
-    )
+def _verbose() -> bool:
+    return os.environ.get(VERBOSE_ENV, "0") not in ("", "0")
+
+
+def _note(reason: str, address: str, *, quiet: bool = False) -> None:
+    """Say why this run is not served: always for a server the user named,
+    unless the reason is an expected one (`quiet`); for `auto`, or a quiet
+    reason, only with `PASSFLOW_SERVER_VERBOSE`."""
+    if quiet or address == AUTO or os.environ.get(SERVER_ENV) == AUTO:
+        if not _verbose():
+            return
+        sys.stderr.write(
+            f"{PROG}: note: not served: {reason}; running in this process\n"
+        )
+    else:
+        sys.stderr.write(
+            f"{PROG}: note: {reason}; running in this process (start "
+            f"'passflow-opt-server {address}', or unset {SERVER_ENV})\n"
+        )
     sys.stderr.flush()
 
 
 def relay(address: str, argv: list[str]) -> int | None:
-    """Run `argv` in the server at `address`: the run's exit status, or None
-    when the server did not run it (a note says why) and this process must."""
+    """Run `argv` in the server at `address` (or the user's own, `auto`): the
+    run's exit status, or None when the server did not run it (a note says
+    why) and this process must."""
+    auto = address == AUTO
+    if auto:
+        # Loaded for `auto` only: its digest and start-up need more modules.
+        from passflow.tools.server_auto import auto_socket
+
+        found = auto_socket()
+        if isinstance(found, str):
+            _note(found, address)
+            return None
+        address = str(found)
     try:
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     except OSError as err:
@@ -67,10 +97,13 @@ def relay(address: str, argv: list[str]) -> int | None:
         try:
             sock.connect(address)
         except OSError as err:
-            _note(
-                f"no passflow-opt server at '{address}' ({err.strerror or err})",
-                address,
-            )
+            reason = f"no passflow-opt server at '{address}' ({err.strerror or err})"
+            if auto:
+                from passflow.tools.server_auto import start_server
+
+                problem = start_server(address)
+                reason += f"; {problem}" if problem else "; started one"
+            _note(reason, address)
             return None
         try:
             if peer_uid(sock) != os.getuid():
@@ -123,5 +156,5 @@ def _outcome(reply: dict[str, object], address: str) -> int | None:
     if isinstance(stopped, str):
         sys.stderr.write(f"{PROG}: {stopped}\n")
         return 1
-    _note(str(refused), address)
+    _note(str(refused), address, quiet=reply.get("quiet") is True)
     return None

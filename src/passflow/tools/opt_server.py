@@ -18,13 +18,21 @@ run longer than `--timeout`, is ended. SIGTERM or SIGINT stops the server and
 removes its socket; runs in progress finish. A client whose interpreter,
 passflow or interpreter variables differ from the server's, or that comes after
 a module the server loaded changed on disk, is refused: it runs the command
-itself, after a note.
+itself, after a note. So is a run whose input is stdin when stdin is a
+terminal (a forked run is not in the terminal's foreground process group and
+could not read it), without a note: the client expected it.
+
+`--auto` is the server `PASSFLOW_SERVER=auto` starts (`server_auto`): it holds
+a lock beside its socket (a second `--auto` server for the same socket exits),
+exits after `--idle-timeout` seconds without a connection, and exits as soon
+as one of its runs finds that the code it loaded changed.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import fcntl
 import gc
 import importlib
 import io
@@ -80,6 +88,10 @@ imports anything else it needs itself (`--preload` adds more)."""
 
 REQUEST_SECONDS = 10.0
 """How long a client may take to send its request once connected."""
+
+LOCK_SECONDS = 5.0
+"""How long an `--auto` server waits for the one before it on the same socket
+to exit (it found its code stale) before it gives up."""
 
 _STOP = (signal.SIGTERM, signal.SIGINT)
 
@@ -155,6 +167,10 @@ class _Server:
     identity: dict[str, Any]
     stamps: list[Stamp]
     timeout: float
+    idle: float | None = None
+    """Seconds without a connection after which the server exits (None: never)."""
+    auto: bool = False
+    """Exit when a run finds the code stale (the next client starts a new one)."""
 
 
 def _stop(signum: int, frame: object) -> NoReturn:
@@ -167,9 +183,12 @@ def serve(listener: socket.socket, server: _Server) -> NoReturn:
     handlers."""
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)
     uid = os.getuid()
+    listener.settimeout(server.idle)
     while True:
         try:
             connection, _ = listener.accept()
+        except TimeoutError:  # idle: runs in progress finish in their handlers
+            raise _Stop from None
         except OSError:  # out of descriptors, say: the client sees no server
             time.sleep(0.1)
             continue
@@ -203,6 +222,8 @@ def _handler_process(
     status = 1
     try:
         os.close(listener.detach())  # the server's to accept on, not ours
+        for fd in _held:  # the lock stays the server's (closing does not unlock)
+            os.close(fd)
         for signum in (*_STOP, signal.SIGCHLD):
             signal.signal(signum, signal.SIG_DFL)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP)
@@ -223,8 +244,19 @@ def _refusal(request: dict[str, Any], fds: list[int], server: _Server) -> str | 
             "variables (PYTHON*, LANG, LC_*) than this command"
         )
     if not current(server.stamps):
+        if server.auto:  # the next client starts a server of the new code
+            os.kill(os.getppid(), signal.SIGTERM)
         return "passflow or a module the server loaded changed since it started"
     return None
+
+
+def _reads_the_terminal(request: dict[str, Any], stdin: int) -> bool:
+    """Whether the run's input is stdin and stdin is a terminal."""
+    if not os.isatty(stdin):
+        return False
+    from passflow.tools.opt import reads_stdin  # preloaded
+
+    return reads_stdin([str(arg) for arg in request.get("argv", [])][1:])
 
 
 def _handle(connection: socket.socket, server: _Server) -> None:
@@ -239,6 +271,16 @@ def _handle(connection: socket.socket, server: _Server) -> None:
     refusal = _refusal(request, fds, server)
     if refusal is not None:
         send(connection, {"refused": refusal})
+        return
+    if _reads_the_terminal(request, fds[0]):
+        send(
+            connection,
+            {
+                "refused": "the input is stdin, a terminal, which a served run "
+                "cannot read",
+                "quiet": True,
+            },
+        )
         return
     pid = os.fork()
     if pid == 0:
@@ -358,6 +400,28 @@ def _exit_status(run: Any) -> int:
     return 1
 
 
+_held: list[int] = []  # the lock's descriptor, held until the process exits
+
+
+def _lock(path: Path) -> bool:
+    """Take the lock beside `path` (waiting `LOCK_SECONDS` at most for a
+    server that is exiting): False if another server holds it."""
+    _check_directory(path.parent)
+    fd = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    deadline = time.monotonic() + LOCK_SECONDS
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                os.close(fd)
+                return False
+            time.sleep(0.05)
+            continue
+        _held.append(fd)
+        return True
+
+
 def preload(modules: Sequence[str]) -> None:
     """Import `modules` (the server's copy of them is each run's)."""
     for name in modules:
@@ -387,6 +451,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="end a run that takes longer (default 600)",
     )
     parser.add_argument(
+        "--idle-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="exit after SECONDS without a run (default: never)",
+    )
+    parser.add_argument(
+        "--auto",
+        action="store_true",
+        help="the server PASSFLOW_SERVER=auto starts: one per socket (a lock "
+        "beside it), gone once a run finds its code changed",
+    )
+    parser.add_argument(
         "--preload",
         action="append",
         default=[],
@@ -396,6 +473,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     path: Path = args.socket.absolute()
     try:
+        if args.auto and not _lock(path):
+            return 0  # another server serves this socket
         listener = listen(path)
     except ServerError as err:
         sys.stderr.write(f"{PROG}: error: {err}\n{PROG}: note: {err.fix}\n")
@@ -406,7 +485,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         preload([*PRELOAD, *args.preload])
         # The modules only: plugins are found by each run, not preloaded.
-        server = _Server(identity(), manifest(search_path=False), args.timeout)
+        server = _Server(
+            identity(),
+            manifest(search_path=False),
+            args.timeout,
+            args.idle_timeout,
+            args.auto,
+        )
         gc.collect()
         gc.freeze()  # the runs share these pages with the server
         sys.stdout.write(f"{PROG}: listening on {path}\n")

@@ -16,7 +16,7 @@ from passflow import ir
 from passflow.all_passes import register_all_passes
 from passflow.deep_stack import call_with_deep_stack
 from passflow.diagnostics import PassflowError, PipelineParseError
-from passflow.executors.child_run import default_jobs
+from passflow.executors.budget import default_jobs
 from passflow.instruments.reproducer import format_reproducer, read_reproducer
 from passflow.output_file import OutputFileError, write_output
 from passflow.pipeline_text import parse_pass_pipeline

@@ -25,7 +25,11 @@ from collections.abc import Sequence
 from typing import Any
 
 __all__ = [
+    "AUTO",
+    "IDLE_ENV",
+    "PRELOAD_ENV",
     "SERVER_ENV",
+    "VERBOSE_ENV",
     "WireError",
     "identity",
     "peer_uid",
@@ -34,7 +38,24 @@ __all__ = [
 ]
 
 SERVER_ENV = "PASSFLOW_SERVER"
-"""The variable that names the server's socket; unset, passflow-opt runs alone."""
+"""The variable that names the server's socket (or `auto`); unset, passflow-opt
+runs alone."""
+
+AUTO = "auto"
+"""`PASSFLOW_SERVER=auto`: one server per user (and installation), started by
+the first run that finds none (`server_auto`)."""
+
+VERBOSE_ENV = "PASSFLOW_SERVER_VERBOSE"
+"""Set (to anything but `0` or nothing): passflow-opt says on stderr why a run
+was not served, also when that is expected (the input is a terminal, an `auto`
+server was just started)."""
+
+IDLE_ENV = "PASSFLOW_SERVER_IDLE"
+"""Seconds an `auto` server waits for a run before it exits (default 300)."""
+
+PRELOAD_ENV = "PASSFLOW_SERVER_PRELOAD"
+"""Comma-separated modules an `auto` server imports before serving (a plugin's
+passes); when one changes on disk, the server refuses and exits."""
 
 _LENGTH = struct.Struct("!I")
 _LARGEST = 1 << 26

@@ -27,15 +27,11 @@ from passflow.executors.captured_output import CapturedOutput
 from passflow.tools.print_flags import changes_printing
 
 if TYPE_CHECKING:
-    from passflow.cache.store import ResultCache
     from passflow.execution import ChildExecutor
-    from passflow.pass_manager import PassManager
-    from passflow.sliced.run import Fallback, SlicedOutcome
 
 __all__ = [
     "SMALL_INPUT",
     "replay_events",
-    "run_sliced_on",
     "sliced_flags",
     "worth_slicing",
 ]
@@ -90,7 +86,10 @@ def worth_slicing(
     serial, one job): then only a result cache gains from slicing. Not for a
     process executor with a serial budget on `SMALL_INPUT` characters or
     fewer, unless cached: its parent would run every batch itself, as the
-    whole run's adaptor runs every child itself. Other executors are left to
+    whole run's adaptor runs every child itself. Not when no worker could be
+    forked now (`ProcessExecutor.worker_available`): on a busy machine or
+    under a jobserver with no free token the whole run is the cheaper one, and
+    its adaptor still forks if a CPU comes free. Other executors are left to
     `passflow.sliced` (`sliced_jobs_of`). The whole run is the reference, so
     the choice changes how fast the output comes, never what it is.
     """
@@ -101,40 +100,13 @@ def worth_slicing(
     from passflow.executors.forking import ProcessExecutor
 
     if isinstance(executor, ProcessExecutor):
-        return cached or executor.serial_budget <= 0 or len(text) > SMALL_INPUT
+        if cached:
+            return True
+        large = executor.serial_budget <= 0 or len(text) > SMALL_INPUT
+        # No worker to be had now (a busy machine, no jobserver token): the
+        # whole run costs what a serial run costs, a sliced one more.
+        return large and executor.worker_available()
     return True
-
-
-def run_sliced_on(
-    executor: ChildExecutor | None,
-    text: str,
-    name: str,
-    pm: PassManager,
-    *,
-    first_line: int = 1,
-    generic: bool = False,
-    allow_unregistered: bool = False,
-    cache: ResultCache | None = None,
-    cache_salt: str = "",
-) -> SlicedOutcome | Fallback:
-    """`passflow.sliced.run.run_sliced_on`, for a chunk that may slice. Its
-    `cache_salt` is `cache_options.cache_salt`'s, which holds the pipeline's
-    text and the pass flags."""
-    # Sliced runs (the scan, batches, workers, the cache) load on first use.
-    from passflow.sliced.run import run_sliced_on as run
-
-    return run(
-        executor,
-        text,
-        name,
-        pm,
-        first_line=first_line,
-        generic=generic,
-        allow_unregistered=allow_unregistered,
-        cache=cache,
-        cache_salt=cache_salt,
-        salt_names_pipeline=True,
-    )
 
 
 def replay_events(events: Sequence[Diagnostic], handler: DiagnosticHandler) -> None:

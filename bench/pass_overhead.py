@@ -1,0 +1,197 @@
+"""Pass-manager overhead against xDSL's own: 50 trivial function passes over
+1,000 functions.
+
+passflow: a `PassManager` with `func.func(no-op x 50)` (verifier off, serial,
+no instrumentation), each pass calling one no-op body on its function. xDSL:
+a `PassPipeline` of 50 `ModulePass`es, each walking the module's functions and
+calling the same body on each: what an xDSL user writes for a function pass.
+Both run on the same parsed module in the same process, alternating round by
+round; the figure is the median per pass visit (one pass on one function),
+and the ratio passflow / xDSL. Run:
+
+    .venv/bin/python bench/pass_overhead.py [--functions N] [--passes N] [--rounds N]
+
+Add `--verify` to keep passflow's verifier on (MLIR's default; xDSL's
+pipeline does not verify between passes), and `--instructions` to count, under
+valgrind's callgrind, the machine instructions per visit of each side
+instead: slow, but a figure the load of a shared machine does not move.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import builtin, func
+from xdsl.passes import ModulePass, PassPipeline
+
+from passflow import OperationPass, PassManager, ir
+
+
+def body(op: ir.Operation) -> None:
+    """What every trivial pass does with its function: nothing."""
+
+
+class NoOp(OperationPass):
+    """A trivial passflow function pass."""
+
+    argument = "no-op"
+    op_name = "func.func"
+
+    def run_on_operation(self) -> None:
+        body(self.get_operation())
+        self.mark_all_analyses_preserved()
+
+
+@dataclass(frozen=True)
+class XNoOp(ModulePass):
+    """The same pass as xDSL users write it: a module pass over the functions."""
+
+    name = "no-op"
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        for child in op.body.block.ops:
+            if isinstance(child, func.FuncOp):
+                body(child)
+
+
+def module_text(functions: int) -> str:
+    return "".join(
+        f"func.func @f{i}(%a: i32) -> i32 {{\n  func.return %a : i32\n}}\n"
+        for i in range(functions)
+    )
+
+
+def passflow_manager(passes: int, verify: bool) -> PassManager:
+    pm = PassManager()
+    pm.enable_verifier(verify)
+    nested = pm.nest("func.func")
+    for _ in range(passes):
+        nested.add(NoOp())
+    return pm
+
+
+def xdsl_pipeline(passes: int) -> PassPipeline:
+    return PassPipeline(tuple(XNoOp() for _ in range(passes)))
+
+
+def measure(args: argparse.Namespace) -> None:
+    module = ir.parse_module(module_text(args.functions))
+    pm = passflow_manager(args.passes, args.verify)
+    pipeline = xdsl_pipeline(args.passes)
+    context = ir.default_context()
+    pm.run(module)  # warm-up: finalization, caches
+    pipeline.apply(context, module)
+    ours: list[float] = []
+    theirs: list[float] = []
+    gc.disable()
+    for _ in range(args.rounds):
+        start = time.perf_counter()
+        pm.run(module)
+        ours.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        pipeline.apply(context, module)
+        theirs.append(time.perf_counter() - start)
+    gc.enable()
+    visits = args.functions * args.passes
+    a = statistics.median(ours) / visits * 1e6
+    b = statistics.median(theirs) / visits * 1e6
+    load = os.getloadavg()[0]
+    verify = "on" if args.verify else "off"
+    print(
+        f"{args.passes} trivial function passes x {args.functions} functions, "
+        f"median of {args.rounds} alternated rounds, load {load:.1f} "
+        f"({os.cpu_count()} CPUs), passflow verifier {verify}"
+    )
+    print(f"  passflow PassManager : {a:.3f} us per pass visit")
+    print(f"  xDSL PassPipeline    : {b:.3f} us per pass visit")
+    print(f"  ratio                : {a / b:.2f}x")
+
+
+def child(args: argparse.Namespace) -> None:
+    """Run one side `args.repeat` times (the callgrind measurement)."""
+    module = ir.parse_module(module_text(args.functions))
+    gc.disable()
+    if args.child == "passflow":
+        pm = passflow_manager(args.passes, args.verify)
+        pm.run(module)
+        for _ in range(args.repeat):
+            pm.run(module)
+    else:
+        pipeline = xdsl_pipeline(args.passes)
+        context = ir.default_context()
+        pipeline.apply(context, module)
+        for _ in range(args.repeat):
+            pipeline.apply(context, module)
+
+
+def instructions(side: str, repeat: int, args: argparse.Namespace) -> int:
+    with tempfile.TemporaryDirectory() as out:
+        command = [
+            "valgrind",
+            "--tool=callgrind",
+            f"--callgrind-out-file={out}/cg",
+            sys.executable,
+            __file__,
+            f"--child={side}",
+            f"--repeat={repeat}",
+            f"--functions={args.functions}",
+            f"--passes={args.passes}",
+            *(["--verify"] if args.verify else []),
+        ]
+        done = subprocess.run(command, capture_output=True, text=True, check=True)
+    found = re.search(r"Collected : (\d+)", done.stderr)
+    if found is None:
+        raise SystemExit(f"no instruction count from callgrind:\n{done.stderr}")
+    return int(found.group(1))
+
+
+def count(args: argparse.Namespace) -> None:
+    if shutil.which("valgrind") is None:
+        raise SystemExit("--instructions needs valgrind (apt-get install valgrind)")
+    visits = args.functions * args.passes
+    per_visit: dict[str, float] = {}
+    for side in ("passflow", "xdsl"):
+        few, more = instructions(side, 1, args), instructions(side, 3, args)
+        per_visit[side] = (more - few) / (2 * visits)
+    verify = "on" if args.verify else "off"
+    print(
+        f"{args.passes} trivial function passes x {args.functions} functions, "
+        f"callgrind instructions per pass visit (3 runs minus 1), "
+        f"passflow verifier {verify}"
+    )
+    print(f"  passflow PassManager : {per_visit['passflow']:.0f}")
+    print(f"  xDSL PassPipeline    : {per_visit['xdsl']:.0f}")
+    print(f"  ratio                : {per_visit['passflow'] / per_visit['xdsl']:.2f}x")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--functions", type=int, default=1000)
+    parser.add_argument("--passes", type=int, default=50)
+    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--verify", action="store_true")
+    parser.add_argument("--instructions", action="store_true")
+    parser.add_argument("--child", choices=("passflow", "xdsl"), help=argparse.SUPPRESS)
+    parser.add_argument("--repeat", type=int, default=1, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(args)
+    elif args.instructions:
+        count(args)
+    else:
+        measure(args)
+
+
+if __name__ == "__main__":
+    main()
