@@ -12,7 +12,7 @@ import shutil
 import socket
 import subprocess
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from pathlib import Path
 
 __all__ = ["INSTALL", "free_port", "http_cache", "redis_server"]
@@ -46,7 +46,7 @@ def _started(
 
 
 @contextlib.contextmanager
-def _running(argv: list[str], ready: Callable[[], bool], what: str) -> Iterator[None]:
+def _running(argv: list[str], ready: Callable[[], bool], what: str) -> Generator[None]:
     process = subprocess.Popen(
         argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
@@ -59,7 +59,7 @@ def _running(argv: list[str], ready: Callable[[], bool], what: str) -> Iterator[
 
 
 @contextlib.contextmanager
-def redis_server(directory: Path) -> Iterator[str]:
+def redis_server(directory: Path) -> Generator[str]:
     """A redis-server on a Unix socket in `directory`; its URL."""
     assert os.access(REDIS, os.X_OK), f"{REDIS} is missing: {INSTALL}"
     sock = directory / "redis.sock"
@@ -77,7 +77,7 @@ def redis_server(directory: Path) -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def http_cache(directory: Path) -> Iterator[str]:
+def http_cache(directory: Path) -> Generator[str]:
     """nginx on a loopback port storing what is `PUT` under `/team/`; its URL."""
     assert os.access(NGINX, os.X_OK), f"{NGINX} is missing: {INSTALL}"
     root = directory / "nginx"

@@ -23,7 +23,7 @@ from test_sliced import LIT_CORPUS, module, run_tool
 from passflow import OperationPass, PassManager, ir
 from passflow.cache import sources
 from passflow.cache.code import pipeline_code
-from passflow.cache.keys import run_keys
+from passflow.cache.keys import RunKeys, run_keys
 from passflow.cache.store import CachedPiece, ResultCache, parse_size
 from passflow.executors import ProcessExecutor, make_executor
 from passflow.pipeline_text import parse_pass_pipeline
@@ -94,6 +94,48 @@ def test_the_lit_corpus_runs_the_same_cold_and_warm(
 
 
 @pytest.mark.usefixtures("in_process")
+def test_a_line_added_moves_the_results_below_it(tmp_path: Path) -> None:
+    """A line added in one function of 40, under a pipeline that reports an
+    error and a note on every function: that function misses, the 39 others
+    (the 20 below it moved down a line) hit, and their diagnostics and the
+    source lines under them are the uncached run's."""
+    cache = tmp_path / "cache"
+    path = tmp_path / "input.mlir"
+    text = module(40)
+    path.write_text(text)
+    argv = [str(path), "-p", PIPELINES[1], f"--cache={cache}"]
+    assert tool(argv)[0] == 1 and stats(cache)["misses"] == 40
+    header = text.index("\n", text.index("func.func @f19(")) + 1
+    edited = text[:header] + "  %added = arith.constant 1 : i32\n" + text[header:]
+    path.write_text(edited)
+    plain = tool([str(path), "-p", PIPELINES[1], "--mlir-disable-threading"])
+    moved = edited[: edited.index("func.func @f20(")].count("\n") + 1
+    assert f"{path}:{moved}:1: error" in plain[2]
+    assert tool(argv) == plain
+    assert stats(cache) == {"entries": 41, "hits": 39, "misses": 41}
+    assert tool(argv) == plain
+
+
+@pytest.mark.usefixtures("in_process")
+def test_a_location_written_in_the_text_pins_its_result(tmp_path: Path) -> None:
+    """A function whose text writes `loc(...)` reports that location
+    wherever it stands: moved by a line, it misses rather than re-base."""
+    cache = tmp_path / "cache"
+    path = tmp_path / "input.mlir"
+    pinned = 'func.func @p() {\n  func.return\n} loc("input.mlir":2:1)\n'
+    text = module(3) + pinned
+    path.write_text(text)
+    argv = [str(path), "-p", PIPELINES[1], f"--cache={cache}"]
+    tool(argv)
+    path.write_text("\n" + text)
+    plain = tool([str(path), "-p", PIPELINES[1], "--mlir-disable-threading"])
+    assert "input.mlir:2:1: error" in plain[2]
+    assert tool(argv) == plain
+    assert stats(cache)["hits"] == 3  # the three functions, not @p
+    assert tool(argv) == plain
+
+
+@pytest.mark.usefixtures("in_process")
 def test_a_warm_run_runs_only_what_changed(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     path = tmp_path / "input.mlir"
@@ -110,14 +152,22 @@ def test_a_warm_run_runs_only_what_changed(tmp_path: Path) -> None:
     assert stats(cache)["misses"] == 41  # the edited function, nothing else
 
 
-def _keys(text: str, pipeline: str = PIPELINES[0], salt: str = "") -> list[str]:
+def _run_keys(text: str, pipeline: str, salt: str) -> RunKeys:
     slices = scan_slices(text)
     assert slices is not None
     pm = PassManager("builtin.module", ir.default_context())
     pm.assign(parse_pass_pipeline(pipeline))
     code = pipeline_code(pm)
     assert not isinstance(code, str)
-    return list(run_keys(None, code, "input.mlir", slices, salt).pieces)
+    return run_keys(None, code, "input.mlir", slices, salt)
+
+
+def _keys(text: str, pipeline: str = PIPELINES[0], salt: str = "") -> list[str]:
+    return list(_run_keys(text, pipeline, salt).pieces)
+
+
+def _anchors(text: str) -> list[str]:
+    return list(_run_keys(text, PIPELINES[0], "").anchors)
 
 
 CALLER = "func.func @caller() {\n  func.call @callee() : () -> ()\n  func.return\n}\n"
@@ -144,9 +194,11 @@ def test_a_key_changes_with_what_can_change_the_result(
     assert not set(_keys("#a = 2 : i32\n" + CALLER + CALLEE + OTHER)) & set(base)
     # A flag the caller hashes into the salt: every key.
     assert not set(_keys(text, salt="generic")) & set(base)
-    # A line moved: the ops below it.
-    moved = _keys("#a = 1 : i32\n\n" + CALLER + CALLEE + OTHER)
-    assert not set(moved) & set(base)
+    # A line moved: no key (the results move with the pieces), the anchors of
+    # the ops below it.
+    moved_text = "#a = 1 : i32\n\n" + CALLER + CALLEE + OTHER
+    assert _keys(moved_text) == base
+    assert not set(_anchors(moved_text)) & set(_anchors(text))
     # Another xDSL (its source, by content): every key.
     other = tmp_path / "xdsl"
     other.mkdir()

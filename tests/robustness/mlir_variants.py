@@ -345,8 +345,21 @@ def near_misses(draw: st.DrawFn) -> str:
     return text[:where] + draw(st.sampled_from(NEAR_MISS_CHARACTERS)) + text[where:]
 
 
-EDIT_KINDS = ("body", "alias", "line", "swap", "option", "flag", "plugin", "xdsl")
-"""What changes between two cached runs: the first four edit the text."""
+EDIT_KINDS = (
+    "body",
+    "alias",
+    "line",
+    "swap",
+    "line-diagnostics",
+    "line-debuginfo",
+    "option",
+    "flag",
+    "plugin",
+    "xdsl",
+)
+"""What changes between two cached runs: the first six edit the text (the
+two `line-` kinds add a line under a pipeline that reports diagnostics, or
+with `--mlir-print-debuginfo`, in both runs)."""
 
 _ALIAS_EDITS = [
     (r"(#one\s*=\s*)1\b", r"\g<1>2"),
@@ -420,6 +433,8 @@ def edits(draw: st.DrawFn) -> Edit:
         edited = _alias_edit(draw, text)
     elif kind == "swap":
         edited = _swap_edit(draw, text)
+    if kind.startswith("line-"):
+        edited = _line_edit(draw, text)
     if kind == "line" or edited is None:
         kind, edited = "line", _line_edit(draw, text)
     return Edit(kind, text, edited, draw(st.integers(0, 1 << 16)))

@@ -3,8 +3,11 @@ stdout and stderr, byte for byte, for every valid spelling of a module the
 generator makes (`mlir_variants.modules`) and for near misses of them; the
 valid ones also through the result cache (`--cache`), cold and warm; and
 through the cache again after an edit (`mlir_variants.edits`: a function's
-body, an alias, a line above, two ops swapped, an option, a flag, a plugin's
-source, an installed xDSL file), against a run without it.
+body, an alias, a line above (also under pipelines that report diagnostics in
+some functions or all, and with `--mlir-print-debuginfo`), two ops swapped,
+an option, a flag, a plugin's source, an installed xDSL file), against a run
+without it: a line added moves the functions below it, which hit with their
+diagnostics re-based.
 
 passflow-opt runs each input twice in this process: whole and serially
 (`--mlir-disable-threading`), and sliced on the process executor with an
@@ -194,6 +197,13 @@ FLAG_EDITS = [
     "--mlir-print-debuginfo",
 ]
 
+DIAGNOSTIC_PIPELINES = [
+    "builtin.module(func.func(test-pass-failure{gen-diagnostics=true}))",
+    "builtin.module(func.func(canonicalize,test-pass-crash-on-op{op=func.call}))",
+    "builtin.module(func.func(cse,test-pass-crash-on-op{op=arith.constant}))",
+]
+"""Pipelines that report diagnostics in some functions or all (`line-diagnostics`)."""
+
 EDIT_PLUGIN = """
 from xdsl.dialects.builtin import UnitAttr
 
@@ -253,6 +263,10 @@ class EditRun:
         template = EDIT_PIPELINES[edit.choice // 7 % len(EDIT_PIPELINES)]
         pipeline = template.format(tag=tag, options="")
         flags = ["--allow-unregistered-dialect", *plugin]
+        if edit.kind == "line-diagnostics":
+            pipeline = DIAGNOSTIC_PIPELINES[edit.choice % len(DIAGNOSTIC_PIPELINES)]
+        elif edit.kind == "line-debuginfo":
+            flags.append("--mlir-print-debuginfo")
         self._cached(pipeline, flags, seen)
         self.edits += 1
         if edit.kind == "option":

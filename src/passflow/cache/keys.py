@@ -3,9 +3,13 @@ them, for the full run (`passflow.sliced.run`) and passflow-opt's warm path
 (`passflow.tools.warm_cache`) alike.
 
 A piece's key is the run's key and the piece's own: its text (padded to its
-column) and the line it starts on (diagnostics carry both), and the text and
-line of every piece it references by symbol, transitively (the ops its
-verifier and passes may look up). The run's key covers the rest: the module's
+column), and the text of every piece it references by symbol, transitively
+(the ops its verifier and passes may look up). Not where they stand: a piece
+moved by an edit above it is a hit, its result's positions moved to its line
+(`passflow.cache.placement`). Beside each key are the piece's line and its
+anchor, a digest of every position that result could depend on (the shell's,
+the piece's and its references' lines): a result that cannot move is held to
+it. The run's key covers the rest: the module's
 shell (its header, attributes and aliases), the file name, the caller's
 `salt` (passflow-opt hashes every flag that is not about where files go or
 how many processes run), the Python that runs it, and the code the pipeline
@@ -13,9 +17,6 @@ runs, by content (`passflow.cache.sources.code_fingerprint`).
 
 Everything here is computed without the pass manager, the passes or the IR,
 so that the warm path can find a run's results before any of them loads.
-A later key may leave a piece's position out and carry it beside the result
-instead (a piece moved by an edit above it would then hit); that changes
-`_piece_own` and `CACHE_FORMAT`, nothing else.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from passflow.cache.sources import (
 
 __all__ = ["CACHE_FORMAT", "RunKeys", "ScannedText", "run_keys"]
 
-CACHE_FORMAT = 3
+CACHE_FORMAT = 4
 """Changes when what a key covers or an entry holds changes."""
 
 
@@ -74,11 +75,14 @@ class ScannedText(Protocol):
 @dataclass(frozen=True)
 class RunKeys:
     """A run's keys: the run's own (`run`), its printed shell's (`shell`)
-    and each piece's, in program order (`pieces`)."""
+    and each piece's, in program order (`pieces`), with each piece's first
+    line (`lines`) and anchor (`anchors`, `passflow.cache.placement`)."""
 
     run: str
     shell: str
     pieces: tuple[str, ...]
+    lines: tuple[int, ...]
+    anchors: tuple[str, ...]
 
 
 def run_keys(
@@ -99,26 +103,37 @@ def run_keys(
                 sys.version,
                 code_fingerprint(memo, code),
                 name,
-                shell.text,
-                shell.first_line,
+                _without_blank_lines(shell.text),
                 salt,
             ]
         )
     )
-    return RunKeys(run, digest(run, "the printed shell"), _piece_keys(run, slices))
+    pieces, anchors = _piece_keys(run, slices)
+    return RunKeys(
+        run,
+        digest(run, "the printed shell"),
+        pieces,
+        tuple(slices.line_of),
+        anchors,
+    )
 
 
-def _piece_own(slices: ScannedText, index: int) -> str:
-    """What a piece's key holds of the piece itself: its line and its text,
-    padded to its column."""
-    return digest(str(slices.line_of[index]), slices.piece_text(index).text)
+def _without_blank_lines(text: str) -> str:
+    """The shell without what only moves its lines: no string spans lines, so
+    blank lines and trailing spaces change no alias, and nothing a run prints
+    holds an alias's position (the anchor holds where the shell starts)."""
+    return "\n".join(line.rstrip() for line in text.splitlines() if line.strip())
 
 
-def _piece_keys(run: str, slices: ScannedText) -> tuple[str, ...]:
-    """Each piece's key: the run's, its own, and those of the pieces it
-    references, transitively."""
+def _piece_keys(
+    run: str, slices: ScannedText
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Each piece's key (the run's, its text, and those of the pieces it
+    references, transitively) and its anchor (their lines and the shell's)."""
     count = len(slices.pieces)
-    own = [_piece_own(slices, i) for i in range(count)]
+    own = [digest(slices.piece_text(i).text) for i in range(count)]
+    lines = slices.line_of
+    shell_line = str(slices.shell_text.first_line)
     defined_by = slices.defined_by()
     direct = [
         sorted(
@@ -131,6 +146,7 @@ def _piece_keys(run: str, slices: ScannedText) -> tuple[str, ...]:
         for index, piece in enumerate(slices.pieces)
     ]
     keys: list[str] = []
+    anchors: list[str] = []
     for index in range(count):
         seen = {index}
         queue = deque(direct[index])
@@ -141,4 +157,9 @@ def _piece_keys(run: str, slices: ScannedText) -> tuple[str, ...]:
                 queue.extend(direct[other])
         seen.discard(index)
         keys.append(digest(run, own[index], *sorted(own[i] for i in seen)))
-    return tuple(keys)
+        anchors.append(
+            digest(
+                shell_line, str(lines[index]), *(str(lines[i]) for i in sorted(seen))
+            )
+        )
+    return tuple(keys), tuple(anchors)

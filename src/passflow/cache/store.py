@@ -134,7 +134,10 @@ class CachedPiece:
     """One piece's result: its diagnostics and captured output in order
     (`events`), whether the pipeline failed on it, its ops as printed inside
     the module (`body`, None if it failed), its symbols before and after the
-    run, and its header before and after (None unless it was watched)."""
+    run, and its header before and after (None unless it was watched).
+    `line`: the line the piece started on when it ran, where its events'
+    locations stand; `anchor`: None if they move with the piece, else the
+    positions it holds only at (`passflow.cache.placement`)."""
 
     events: tuple[Diagnostic, ...]
     failed: bool
@@ -142,6 +145,8 @@ class CachedPiece:
     initial_symbols: tuple[str, ...]
     symbols: tuple[str, ...]
     header: tuple[str, str] | None
+    line: int = 0
+    anchor: str | None = None
 
     @staticmethod
     def storable(events: Iterable[Diagnostic]) -> bool:
@@ -158,6 +163,8 @@ class CachedPiece:
                 "initial_symbols": list(self.initial_symbols),
                 "symbols": list(self.symbols),
                 "header": list(self.header) if self.header is not None else None,
+                "line": self.line,
+                "anchor": self.anchor,
             },
             separators=(",", ":"),
         )
@@ -171,6 +178,9 @@ class CachedPiece:
         if header is not None and len(header) != 2:
             raise ValueError("a header is a pair")
         body = data["body"]
+        line, anchor = data["line"], data["anchor"]
+        if not isinstance(line, int) or not (anchor is None or isinstance(anchor, str)):
+            raise ValueError("a piece's line is a number, its anchor text")
         return CachedPiece(
             tuple(_event_from_json(event) for event in data["events"]),
             bool(data["failed"]),
@@ -178,6 +188,8 @@ class CachedPiece:
             tuple(str(name) for name in data["initial_symbols"]),
             tuple(str(name) for name in data["symbols"]),
             None if header is None else (str(header[0]), str(header[1])),
+            line,
+            anchor,
         )
 
 
@@ -372,6 +384,25 @@ class ResultCache:
                     found[key] = prefix
                     self._put_shell_local(key, prefix)
         return found if len(found) == len(set(keys)) else None
+
+    def count_unplaced(self, count: int) -> None:
+        """Count `count` of the hits `get_many` counted as misses: entries
+        pinned to positions their pieces no longer stand at
+        (`passflow.cache.placement`)."""
+        if count <= 0:
+            return
+
+        def recount(db: sqlite3.Connection) -> None:
+            for name, change in (("hits", -count), ("misses", count)):
+                db.execute(
+                    "UPDATE counters SET value = value + ? WHERE name = ?",
+                    (change, name),
+                )
+
+        try:
+            self._write(recount)
+        except sqlite3.Error as err:
+            self.warnings.append(f"the cache could not be written ({err})")
 
     def record_hits(self, keys: Sequence[str], shells: Sequence[str]) -> None:
         """Count `keys` as hits and renew their use time and `shells'`: what

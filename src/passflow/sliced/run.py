@@ -12,6 +12,7 @@ from typing import cast
 from passflow import ir
 from passflow.cache.code import pipeline_code
 from passflow.cache.keys import RunKeys, run_keys
+from passflow.cache.placement import place, stored
 from passflow.cache.store import CachedPiece, ResultCache
 from passflow.diagnostics import IRParseError, PassPipelineError
 from passflow.execution import ChildExecutor
@@ -212,10 +213,17 @@ class _SlicedRun:
         keys = self._keys(runner, slices)
         if cache is not None and keys is not None:
             found = cache.get_many(keys.pieces)
+            unplaced = 0
             for index, key in enumerate(keys.pieces):
                 piece = found.get(key)
-                if piece is not None and (index not in plan.watched or piece.header):
-                    hits[index] = piece
+                if piece is None:
+                    continue
+                placed = place(piece, keys.lines[index], keys.anchors[index])
+                if placed is None:
+                    unplaced += 1
+                elif index not in plan.watched or placed.header:
+                    hits[index] = placed
+            cache.count_unplaced(unplaced)
             misses = [i for i in range(len(keys.pieces)) if i not in hits]
             plan = SlicePlan.of(slices, jobs, misses, separately=True)
         profile = SlicedProfile(
@@ -232,7 +240,7 @@ class _SlicedRun:
         if keys is not None:  # the cache was looked up
             outcome = _assemble_cached(runner.prefix, results, hits)
             if cache is not None and isinstance(outcome, SlicedOutcome):
-                cache.put_many(_entries(results, keys.pieces))
+                cache.put_many(_entries(results, keys, slices, self.name))
                 cache.put_shell(keys.shell, runner.prefix)
         else:
             outcome = assemble(runner.prefix, results)
@@ -332,20 +340,28 @@ def _assemble_cached(
 
 
 def _entries(
-    results: Sequence[BatchResult], keys: Sequence[str]
+    results: Sequence[BatchResult], keys: RunKeys, slices: SourceSlices, name: str
 ) -> dict[str, CachedPiece]:
-    """The cache entries of the pieces that ran, those whose events are data."""
+    """The cache entries of the pieces that ran, those whose events are data,
+    placed where they stand (`passflow.cache.placement`)."""
     entries: dict[str, CachedPiece] = {}
     for result in results:
         for part in result.parts:
             if CachedPiece.storable(part.events):
-                entries[keys[part.index]] = CachedPiece(
-                    tuple(part.events),
-                    part.failed,
-                    part.body,
-                    tuple(part.initial_symbols),
-                    tuple(part.symbols),
-                    part.header,
+                index = part.index
+                entries[keys.pieces[index]] = stored(
+                    CachedPiece(
+                        tuple(part.events),
+                        part.failed,
+                        part.body,
+                        tuple(part.initial_symbols),
+                        tuple(part.symbols),
+                        part.header,
+                    ),
+                    name,
+                    slices.piece_text(index).text,
+                    keys.lines[index],
+                    keys.anchors[index],
                 )
     return entries
 

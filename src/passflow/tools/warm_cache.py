@@ -26,6 +26,7 @@ import os
 import sys
 
 from passflow.cache.keys import RunKeys, run_keys
+from passflow.cache.placement import place
 from passflow.cache.sources import OWN_PIPELINE
 from passflow.cache.store import ResultCache
 from passflow.diagnostics import PassflowError
@@ -129,7 +130,15 @@ def _look_up(
         return None
     outcomes: list[SlicedOutcome] = []
     for slices, run in chunks:
-        hits = [pieces[key] for key in run.pieces]
+        placed = [
+            place(pieces[key], line, anchor)
+            for key, line, anchor in zip(
+                run.pieces, run.lines, run.anchors, strict=True
+            )
+        ]
+        hits = [piece for piece in placed if piece is not None]
+        if len(hits) != len(placed):
+            return None  # a result pinned where its piece no longer stands
         if any(hits[i].header is None for i in slices.referenced()):
             return None  # stored by a run that did not watch it
         headers = [piece.header for piece in hits if piece.header is not None]
