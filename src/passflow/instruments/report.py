@@ -42,7 +42,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from passflow import ir
+from passflow import ir, verifier
 from passflow.diagnostics import Diagnostic, DiagnosticEngine
 from passflow.instrumentation import PassInstrumentation, PipelineParentInfo
 from passflow.instruments.diagram import Box, Cluster, Diagram, Edge
@@ -126,7 +126,7 @@ def _print(op: Operation, failed: bool = False) -> str:
     """`op` in custom form; generic after a failed pass left it invalid (only
     then is verifying worth its cost: the runner verified everything else)."""
     try:
-        return ir.print_op(op, generic=failed and ir.verify(op) is not None)
+        return ir.print_op(op, generic=failed and verifier.verify(op) is not None)
     except Exception:  # a custom printer that trips over invalid IR
         return ir.print_op(op, generic=True)
 
