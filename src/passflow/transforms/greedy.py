@@ -103,7 +103,7 @@ class PatternSet:
             found = _OpClassInfo(
                 tuple(self._patterns_of(op)),
                 working_folder(op),
-                op.has_trait(ConstantLike),
+                op.has_trait(ConstantLike, value_if_unregistered=False),
             )
             if not isinstance(op, UnregisteredOp):  # a class per op: do not keep them
                 self._by_class[type(op)] = found
