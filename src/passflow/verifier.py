@@ -49,11 +49,9 @@ from xdsl.utils.hints import isa
 from passflow import ir
 from passflow.analyses.dominance import GRAPH_REGION_OPS, DominanceInfo
 from passflow.diagnostics import Diagnostic, Severity
+from passflow.llvm_integers import index_range
 
-__all__ = ["E_CLASS_OPS", "INDEX_BITS", "integer_range", "verify"]
-
-INDEX_BITS = 64
-"""The width MLIR gives `index` values in attributes (`kInternalStorageBitWidth`)."""
+__all__ = ["E_CLASS_OPS", "integer_range", "verify"]
 
 E_CLASS_OPS = frozenset({"equivalence.class", "equivalence.const_class"})
 """xDSL's e-graph classes: a use by or of one need not be dominated, since an
@@ -63,7 +61,7 @@ e-graph is cyclic (`%a_eq = equivalence.class %a, %b` before `%b = arith.muli
 _XDSL_ISOLATION = "value defined out of its IsolatedFromAbove parent"
 """What xDSL's `IsolatedFromAbove` verifier says of a use MLIR words otherwise."""
 
-_INDEX_RANGE = (-(1 << (INDEX_BITS - 1)), 1 << (INDEX_BITS - 1))
+_INDEX_RANGE = index_range()
 
 
 def integer_range(type: Attribute) -> tuple[int, int] | None:
