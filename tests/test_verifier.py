@@ -17,6 +17,7 @@ from xdsl.dialects import arith, builtin
 from xdsl.dialects.builtin import IndexType, IntegerAttr, StringAttr
 
 from passflow import OperationPass, PassManager, PassPipelineError, ir, verifier
+from passflow.execution import ChildExecutor
 from passflow.executors import ProcessExecutor, ThreadExecutor
 from passflow.llvm_integers import index_range, wrap_index
 
@@ -187,7 +188,8 @@ def test_index_attributes_hold_64_bit_signed_values(parse: Parse) -> None:
         (-end - 1, False),
     ):
         constant = arith.ConstantOp(IntegerAttr(value, IndexType()))
-        block.insert_op_before(constant, block.first_op)  # pyright: ignore[reportArgumentType]
+        assert block.first_op is not None
+        block.insert_op_before(constant, block.first_op)
         problem = verifier.verify(module)
         assert (problem is None) is valid, value
         if problem is not None:
@@ -224,10 +226,12 @@ class SwapFirstOps(OperationPass):
         op = self.get_operation()
         funcs = [op] if op.name == "func.func" else list(op.regions[0].block.ops)
         for func in funcs:
-            first = func.regions[0].block.first_op
-            assert first is not None and first.next_op is not None
+            block = func.regions[0].block
+            first = block.first_op
+            second = None if first is None else first.next_op
+            assert first is not None and second is not None
             first.detach()
-            func.regions[0].block.insert_op_after(first, func.regions[0].block.first_op)  # pyright: ignore[reportArgumentType]
+            block.insert_op_after(first, second)
 
 
 class Rename(OperationPass):
@@ -265,7 +269,7 @@ def errors_of(pm: PassManager, module: ir.ModuleOp) -> list[str]:
 
 
 @pytest.fixture(params=["serial", "thread", "process"])
-def executor(request: pytest.FixtureRequest) -> Iterator[object]:
+def executor(request: pytest.FixtureRequest) -> Iterator[ChildExecutor | None]:
     if request.param == "serial":
         yield None
     elif request.param == "thread":
