@@ -24,7 +24,7 @@ compare ops of one block in O(1), where `Operation.is_before_in_block` scans).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import cast
 
 from xdsl.dialects.builtin import (
@@ -44,7 +44,6 @@ from xdsl.ir import (
     SSAValue,
 )
 from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator
-from xdsl.utils.hints import isa
 
 from passflow import ir
 from passflow.analyses.dominance import GRAPH_REGION_OPS, DominanceInfo
@@ -95,8 +94,9 @@ class _Verifier:
     def __init__(self, root: Operation) -> None:
         self.root = root
         self.dominance = DominanceInfo(root)
-        self.order: dict[Operation, int] = {}
-        """Pre-order numbers: ops of one block are numbered in their order."""
+        self.order: dict[int, int] = {}
+        """Pre-order numbers by op id (ops hash slowly): ops of one block are
+        numbered in their order; an op is alive while it is verified."""
         self.isolated: dict[type[Operation], bool] = {}
         self.ssa: dict[Region, bool] = {}
 
@@ -109,27 +109,62 @@ class _Verifier:
             for region in root.regions:
                 for block in region.blocks:
                     for op in block.ops:
-                        self.order[op] = len(self.order)
+                        self.order[id(op)] = len(self.order)
             for region in root.regions:
                 for block in region.blocks:
                     problem = self._verify_uses(block, block.ops)
                     if problem is not None:
                         return problem
             return None
-        for block, op in _walk_blocks(root, self.order):
+        order = self.order
+        unreachable: set[Block] = set()
+        for block, op in _walk_blocks(root, order):
             if op is None:
                 problem = _block_error(block)
-            else:
-                problem = self._verify_op(op) or self._verify_uses(block, (op,))
+                if problem is not None:
+                    return problem
+                if not self.dominance.is_reachable_from_entry(block):
+                    unreachable.add(block)
+                continue
+            operands = op.operands
+            problem = self._verify_op(op, operands)
             if problem is not None:
                 return problem
+            if block in unreachable:
+                continue
+            position = order[id(op)]
+            for index, operand in enumerate(operands):
+                # the common cases first: a value of this block defined before
+                kind = type(operand)
+                if kind is OpResult:
+                    definition = cast("OpResult[Attribute]", operand).op
+                    if (
+                        definition.parent is block
+                        and order.get(id(definition), position) < position
+                    ):
+                        continue
+                elif (
+                    kind is BlockArgument
+                    and cast("BlockArgument[Attribute]", operand).block is block
+                ):
+                    continue
+                problem = self._use_error(op, index, operand)
+                if problem is not None:
+                    return problem
         return None
 
     # --- one op ------------------------------------------------------------------
 
-    def _verify_op(self, op: Operation) -> Diagnostic | None:
-        for operand in op.operands:
-            if not isinstance(operand, OpResult | BlockArgument):
+    def _verify_op(
+        self, op: Operation, operands: Sequence[SSAValue] | None = None
+    ) -> Diagnostic | None:
+        for operand in op.operands if operands is None else operands:
+            kind = type(operand)
+            if (
+                kind is not OpResult
+                and kind is not BlockArgument
+                and not isinstance(operand, OpResult | BlockArgument)
+            ):
                 return _error(op, "null operand found", op_error=False)
         for region in op.regions:
             for block in region.blocks:
@@ -258,8 +293,8 @@ class _Verifier:
             elif ancestor is def_op:
                 dominates = False  # an op using its own result
             else:
-                position = self.order.get(def_op)
-                dominates = position is not None and position < self.order[ancestor]
+                position = self.order.get(id(def_op))
+                dominates = position is not None and position < self.order[id(ancestor)]
         else:
             dominates = self.dominance.properly_dominates(def_block, block)
         if dominates or _in_e_graph(user, def_op):
@@ -284,12 +319,12 @@ def _in_e_graph(user: Operation, definition: Operation | None) -> bool:
 
 
 def _walk_blocks(
-    root: Operation, order: dict[Operation, int]
+    root: Operation, order: dict[int, int]
 ) -> Iterator[tuple[Block, Operation | None]]:
     """Every block nested in `root` (paired with None, before its ops) and every op
     nested in it (paired with its block), in pre-order; numbers the ops in `order`
     as it goes (`root` first). The stack is explicit: any depth costs linear time."""
-    order[root] = len(order)
+    order[id(root)] = len(order)
     stack: list[Block | Operation] = []
     for region in reversed(root.regions):
         stack.extend(reversed(region.blocks))
@@ -299,7 +334,7 @@ def _walk_blocks(
             yield item, None
             stack.extend(reversed(item.ops))
             continue
-        order[item] = len(order)
+        order[id(item)] = len(order)
         block = item.parent
         assert block is not None
         yield block, item
@@ -351,37 +386,52 @@ def _block_error(block: Block) -> Diagnostic | None:
 
 
 def _integer_attribute_error(op: Operation) -> Diagnostic | None:
-    for name, value in (*op.properties.items(), *op.attributes.items()):
-        bad = _out_of_range(value)
-        if bad is not None:
-            lowest, end = integer_range(bad.type) or (0, 0)
-            problem = _error(
-                op,
-                f"integer constant out of range for attribute '{name}': "
-                f"{bad.value.data} : {bad.type}",
-            )
-            problem.attach_note(
-                f"'{bad.type}' holds {lowest} to {end - 1} in MLIR, which cannot read "
-                "this back; a pass that computes such a constant must wrap it to the "
-                "type's width (two's complement), as MLIR's folders do",
-                problem.location,
-            )
-            return problem
+    for attributes in (op.properties, op.attributes):
+        for name, value in attributes.items():
+            if type(value) in _NO_INTEGERS:
+                continue
+            bad = _out_of_range(value)
+            if bad is not None:
+                return _range_error(op, name, bad)
     return None
+
+
+_NO_INTEGERS: set[type[Attribute]] = set()
+"""Attribute classes that hold no integer attribute (neither one, nor an array or
+dictionary of them): most attributes of most ops, skipped by their class."""
+
+
+def _range_error(
+    op: Operation, name: str, bad: IntegerAttr[IntegerType | IndexType]
+) -> Diagnostic:
+    """An integer MLIR cannot hold, and what its type holds."""
+    lowest, end = integer_range(bad.type) or (0, 0)
+    problem = _error(
+        op,
+        f"integer constant out of range for attribute '{name}': "
+        f"{bad.value.data} : {bad.type}",
+    )
+    problem.attach_note(
+        f"'{bad.type}' holds {lowest} to {end - 1} in MLIR, which cannot read "
+        "this back; a pass that computes such a constant must wrap it to the "
+        "type's width (two's complement), as MLIR's folders do",
+        problem.location,
+    )
+    return problem
 
 
 def _out_of_range(value: Attribute) -> IntegerAttr[IntegerType | IndexType] | None:
     """The first integer in `value` (looking into arrays and dictionaries) that
     its type cannot hold."""
     if isinstance(value, IntegerAttr):
-        integer = cast(IntegerAttr[IntegerType | IndexType], value)
+        integer = cast("IntegerAttr[IntegerType | IndexType]", value)
         found = integer_range(integer.type)
         number = integer.value.data
         if found is not None and not found[0] <= number < found[1]:
             return integer
         return None
-    if isa(value, ArrayAttr[Attribute]):
-        for item in value.data:
+    if isinstance(value, ArrayAttr):
+        for item in cast("ArrayAttr[Attribute]", value).data:
             bad = _out_of_range(item)
             if bad is not None:
                 return bad
@@ -390,6 +440,8 @@ def _out_of_range(value: Attribute) -> IntegerAttr[IntegerType | IndexType] | No
             bad = _out_of_range(item)
             if bad is not None:
                 return bad
+    else:
+        _NO_INTEGERS.add(type(value))
     return None
 
 
