@@ -34,15 +34,17 @@ def message(op: ir.Operation, *, recursive: bool = True) -> str:
 
 # --- dominance ----------------------------------------------------------------
 
+USE_BEFORE_DEFINITION = """\
+func.func @f() -> i32 {
+  %y = arith.addi %x, %x : i32
+  %x = arith.constant 1 : i32
+  func.return %y : i32
+}
+"""
+
 
 def test_a_use_before_its_definition_in_a_block(parse: Parse) -> None:
-    module = parse(
-        "func.func @f() -> i32 {\n"
-        "  %y = arith.addi %x, %x : i32\n"
-        "  %x = arith.constant 1 : i32\n"
-        "  func.return %y : i32\n"
-        "}\n"
-    )
+    module = parse(USE_BEFORE_DEFINITION)
     problem = verifier.verify(module)
     assert problem is not None
     assert problem.message == "operand #0 does not dominate this use"
@@ -138,13 +140,7 @@ def test_a_use_across_an_isolated_op(parse: Parse) -> None:
 
 
 def test_without_recursion_only_the_direct_uses_are_checked(parse: Parse) -> None:
-    module = parse(
-        "func.func @f() -> i32 {\n"
-        "  %y = arith.addi %x, %x : i32\n"
-        "  %x = arith.constant 1 : i32\n"
-        "  func.return %y : i32\n"
-        "}\n"
-    )
+    module = parse(USE_BEFORE_DEFINITION)
     assert verifier.verify(module, recursive=False) is None
     func = next(iter(module.ops))
     assert message(func, recursive=False).startswith(
@@ -300,22 +296,24 @@ def test_dominance_is_verified_after_a_pass(parse: Parse, nested: bool) -> None:
     assert "operand #0 does not dominate this use" in errors
 
 
-def test_dominance_after_a_pass_run_by_any_executor(
-    parse: Parse, executor: object
+@pytest.mark.parametrize(
+    ("broken", "expected"),
+    [
+        (SwapFirstOps, ["operand #0 does not dominate this use"] * 2),
+        (Rename, ["'builtin.module' op Redefinition of symbol \"b\""]),
+    ],
+)
+def test_verified_after_a_nested_pass_and_its_adaptor_by_any_executor(
+    parse: Parse,
+    executor: ChildExecutor | None,
+    broken: type[OperationPass],
+    expected: list[str],
 ) -> None:
-    pm = PassManager(executor=executor)  # pyright: ignore[reportArgumentType]
-    pm.nest("func.func").add(SwapFirstOps())
-    errors = errors_of(pm, parse(FUNCS))
-    assert errors.count("operand #0 does not dominate this use") == 2
-
-
-def test_the_parent_is_verified_after_an_adaptor(
-    parse: Parse, executor: object
-) -> None:
-    pm = PassManager(executor=executor)  # pyright: ignore[reportArgumentType]
-    pm.nest("func.func").add(Rename())
-    errors = errors_of(pm, parse(FUNCS))
-    assert len(errors) == 1 and "Redefinition of symbol" in errors[0]
+    """`SwapFirstOps` breaks its function (the verification after the pass finds
+    it), `Rename` the module (only the one after the adaptor can)."""
+    pm = PassManager(executor=executor)
+    pm.nest("func.func").add(broken())
+    assert errors_of(pm, parse(FUNCS)) == expected
 
 
 @pytest.mark.parametrize("nested", [False, True])

@@ -465,16 +465,13 @@ def _dominance_error(user: Operation, index: int, value: SSAValue) -> Diagnostic
     if isinstance(value, OpResult):
         def_block = value.op.parent
         def_region = None if def_block is None else def_block.parent
+        where = _where(def_region, user_region)
         if def_block is user_block:
             where = "op in the same block"
-        elif def_region is user_region:
-            where = "op in the same region"
-        elif _is_proper_ancestor(def_region, user_region):
-            where = "op in a parent region"
-        elif _is_proper_ancestor(user_region, def_region):
-            where = "op in a child region"
+        elif where.startswith("neither"):
+            where = f"op is {where}"
         else:
-            where = "op is neither in a parent nor in a child region"
+            where = f"op {where}"
         problem.attach_note(f"operand defined here ({where})", ir.location(value.op))
         return problem
     assert isinstance(value, BlockArgument)
@@ -486,18 +483,22 @@ def _dominance_error(user: Operation, index: int, value: SSAValue) -> Diagnostic
         problem.attach_note(" (block without parent)", location)
         return problem
     number = def_region.blocks.index(owner)
-    if def_region is user_region:
-        where = "in the same region"
-    elif _is_proper_ancestor(def_region, user_region):
-        where = "in a parent region"
-    elif _is_proper_ancestor(user_region, def_region):
-        where = "in a child region"
-    else:
-        where = "neither in a parent nor in a child region"
+    where = _where(def_region, user_region)
     problem.attach_note(
         f"operand defined as a block argument (block #{number} {where})", location
     )
     return problem
+
+
+def _where(definition: Region | None, use: Region | None) -> str:
+    """Where a definition's region is, seen from the use's (MLIR's words)."""
+    if definition is use:
+        return "in the same region"
+    if _is_proper_ancestor(definition, use):
+        return "in a parent region"
+    if _is_proper_ancestor(use, definition):
+        return "in a child region"
+    return "neither in a parent nor in a child region"
 
 
 def _is_proper_ancestor(ancestor: Region | None, region: Region | None) -> bool:
