@@ -4,9 +4,9 @@ xDSL verifies each op's own invariants (its IRDL definition, traits and custom
 verifier: `passflow.ir.verify`), but not what MLIR's `OperationVerifier` checks of
 the IR as a whole: that every use is dominated by its definition, that blocks end
 in terminators, that an entry block has no predecessors, that a graph region has
-one block. Nor can an xDSL integer attribute be out of range for its type only where
-MLIR's cannot: an `index` attribute of any size. Without these checks a pass (ours,
-xDSL's or a plugin's) can print IR that mlir-opt rejects, and exit 0.
+one block. And an xDSL `index` attribute may hold any integer, where MLIR's holds
+64 bits. Without these checks a pass (ours, xDSL's or a plugin's) can print IR
+that mlir-opt rejects, and exit 0.
 
 `verify` is the one verifier passflow runs after parsing and after each pass. Per op,
 in MLIR's order: its blocks' structure, the op's own invariants (`ir.verify`, one op
@@ -89,7 +89,7 @@ def verify(op: Operation, *, recursive: bool = True) -> Diagnostic | None:
 class _Verifier:
     """One verification: the walk's numbering and the dominance it asked for."""
 
-    __slots__ = ("dominance", "isolated", "order", "root", "ssa")
+    __slots__ = ("dominance", "isolated", "order", "root")
 
     def __init__(self, root: Operation) -> None:
         self.root = root
@@ -98,7 +98,6 @@ class _Verifier:
         """Pre-order numbers by op id (ops hash slowly): ops of one block are
         numbered in their order; an op is alive while it is verified."""
         self.isolated: dict[type[Operation], bool] = {}
-        self.ssa: dict[Region, bool] = {}
 
     def run(self, recursive: bool) -> Diagnostic | None:
         root = self.root
@@ -215,12 +214,6 @@ class _Verifier:
                     return problem
         return None
 
-    def _has_ssa_dominance(self, region: Region) -> bool:
-        found = self.ssa.get(region)
-        if found is None:
-            found = self.ssa[region] = self.dominance.has_ssa_dominance(region)
-        return found
-
     # --- dominance -----------------------------------------------------------------
 
     def _verify_uses(self, block: Block, ops: Iterable[Operation]) -> Diagnostic | None:
@@ -288,7 +281,7 @@ class _Verifier:
                 dominates = True
             elif ancestor is def_op and ancestor is not user:
                 dominates = False  # a use inside the op that defines the value
-            elif not self._has_ssa_dominance(region):
+            elif not self.dominance.has_ssa_dominance(region):
                 dominates = True
             elif ancestor is def_op:
                 dominates = False  # an op using its own result
