@@ -287,7 +287,11 @@ class _Verifier:
                 dominates = False  # an op using its own result
             else:
                 position = self.order.get(id(def_op))
-                dominates = position is not None and position < self.order[id(ancestor)]
+                reference = self.order.get(id(ancestor))
+                if reference is None:  # outside this walk: scan the block
+                    dominates = def_op.is_before_in_block(ancestor)
+                else:
+                    dominates = position is not None and position < reference
         else:
             dominates = self.dominance.properly_dominates(def_block, block)
         if dominates or _in_e_graph(user, def_op):
