@@ -48,7 +48,9 @@ def main() -> None:
             full.append(measured([*PASSFLOW, *flags])[0])
             half.append(measured([sys.executable, "-c", XDSL_HALF_ONLY, *flags])[0])
         a, b = pick(full), pick(half)
-        print(f"{'functions':>9}  {'MLIR verifier':>13}  {'xDSL half':>9}  {'ratio':>6}")
+        print(
+            f"{'functions':>9}  {'MLIR verifier':>13}  {'xDSL half':>9}  {'ratio':>6}"
+        )
         print(f"{args.functions:>9}  {a:>12.2f}s  {b:>8.2f}s  {a / b:>5.2f}x")
 
 
