@@ -83,16 +83,23 @@ def verify(op: Operation, *, recursive: bool = True) -> Diagnostic | None:
     ops they ran on) only `op` itself and the dominance of the operands of the ops
     directly in its regions are checked, as in MLIR.
     """
-    return _Verifier(op).run(recursive)
+    # The common case, valid IR, asks xDSL's verifiers in one walk of their own;
+    # only a failure walks again, op by op, for MLIR's first error in MLIR's words.
+    xdsl_problem = ir.verify(op, recursive=recursive)
+    checked = xdsl_problem is None
+    return _Verifier(op, xdsl_checked=checked).run(recursive) or xdsl_problem
 
 
 class _Verifier:
     """One verification: the walk's numbering and the dominance it asked for."""
 
-    __slots__ = ("dominance", "isolated", "order", "root")
+    __slots__ = ("dominance", "isolated", "order", "root", "xdsl_checked")
 
-    def __init__(self, root: Operation) -> None:
+    def __init__(self, root: Operation, *, xdsl_checked: bool = False) -> None:
         self.root = root
+        self.xdsl_checked = xdsl_checked
+        """`ir.verify` found nothing: its checks, and the block structure it
+        checks too (terminators, successors), need not run again."""
         self.dominance = DominanceInfo(root)
         self.order: dict[int, int] = {}
         """Pre-order numbers by op id (ops hash slowly): ops of one block are
@@ -119,7 +126,7 @@ class _Verifier:
         unreachable: set[Block] = set()
         for block, op in _walk_blocks(root, order):
             if op is None:
-                problem = _block_error(block)
+                problem = None if self.xdsl_checked else _block_error(block)
                 if problem is not None:
                     return problem
                 if not self.dominance.is_reachable_from_entry(block):
@@ -174,7 +181,7 @@ class _Verifier:
                         ir.location(op),
                         operation=op,
                     )
-        problem = ir.verify(op, recursive=False)
+        problem = None if self.xdsl_checked else ir.verify(op, recursive=False)
         if problem is not None:
             if _XDSL_ISOLATION in problem.message:
                 return self._first_use_error(op) or problem
