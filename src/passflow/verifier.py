@@ -8,10 +8,13 @@ one block. And an xDSL `index` attribute may hold any integer, where MLIR's hold
 64 bits. Without these checks a pass (ours, xDSL's or a plugin's) can print IR
 that mlir-opt rejects, and exit 0.
 
-`verify` is the one verifier passflow runs after parsing and after each pass. Per op,
-in MLIR's order: its blocks' structure, the op's own invariants (`ir.verify`, one op
-at a time), its integer attributes, its regions' entry blocks and, in the same walk,
-the dominance of each of its operands. The messages and notes are MLIR's
+`verify` is the one verifier passflow runs after parsing and after each pass. It
+first runs xDSL's verifiers over the whole op (`ir.verify`, which also checks
+terminators and successors); on valid IR, one more walk then checks what they do
+not: integer attributes, entry blocks, graph regions, empty blocks and the dominance
+of every operand. Only when something fails does the walk go op by op in MLIR's
+order (a block's structure, the op's own invariants, its attributes and regions,
+its operands' dominance), so that the error reported is MLIR's first, in its words. The messages and notes are MLIR's
 (`operand #0 does not dominate this use`, `note: operand defined here (op in the
 same block)`); where MLIR cannot have the fault (an `index` constant out of range,
 a use of an op a pass erased) the message says what is wrong and a note how to fix it.
