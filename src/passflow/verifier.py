@@ -72,11 +72,20 @@ def integer_range(type: Attribute) -> tuple[int, int] | None:
 
     `index` is 64-bit signed; a signless `iN` holds both the signed and the
     unsigned values of N bits, as a bit pattern."""
-    if isinstance(type, IndexType):
-        return _INDEX_RANGE
-    if isinstance(type, IntegerType):
-        return type.value_range()
-    return None
+    found = _ranges.get(type)
+    if found is None:
+        if isinstance(type, IndexType):
+            found = _INDEX_RANGE
+        elif isinstance(type, IntegerType):
+            found = type.value_range()
+        else:
+            return None
+        _ranges[type] = found
+    return found
+
+
+_ranges: dict[Attribute, tuple[int, int]] = {}
+"""`integer_range` by type (xDSL computes an integer type's range each time)."""
 
 
 def verify(op: Operation, *, recursive: bool = True) -> Diagnostic | None:
@@ -126,40 +135,74 @@ class _Verifier:
                         return problem
             return None
         order = self.order
+        order[id(root)] = 0
+        checked = self.xdsl_checked
         unreachable: set[Block] = set()
-        for block, op in _walk_blocks(root, order):
-            if op is None:
-                problem = None if self.xdsl_checked else _block_error(block)
+        # `_walk_blocks`, inlined: this loop is most of the cost of a verification
+        stack: list[Block | Operation] = []
+        for region in reversed(root.regions):
+            stack.extend(reversed(region.blocks))
+        while stack:
+            item = stack.pop()
+            if isinstance(item, Block):
+                problem = None if checked else _block_error(item)
                 if problem is not None:
                     return problem
-                if not self.dominance.is_reachable_from_entry(block):
-                    unreachable.add(block)
+                if not self.dominance.is_reachable_from_entry(item):
+                    unreachable.add(item)
+                stack.extend(reversed(item.ops))
                 continue
+            op = item
+            order[id(op)] = len(order)
+            block = op.parent
+            assert block is not None
             operands = op.operands
+            if op.regions:
+                for region in reversed(op.regions):
+                    stack.extend(reversed(region.blocks))
+            elif checked and block not in unreachable:
+                # xDSL's checks passed; a null operand is found with the uses
+                problem = _integer_attribute_error(op)
+                if problem is not None:
+                    return problem
+                problem = self._verify_uses_of(op, block, operands)
+                if problem is not None:
+                    return problem
+                continue
             problem = self._verify_op(op, operands)
             if problem is not None:
                 return problem
             if block in unreachable:
                 continue
-            position = order[id(op)]
-            for index, operand in enumerate(operands):
-                # the common cases first: a value of this block defined before
-                kind = type(operand)
-                if kind is OpResult:
-                    definition = cast("OpResult[Attribute]", operand).op
-                    if (
-                        definition.parent is block
-                        and order.get(id(definition), position) < position
-                    ):
-                        continue
-                elif (
-                    kind is BlockArgument
-                    and cast("BlockArgument[Attribute]", operand).block is block
+            problem = self._verify_uses_of(op, block, operands)
+            if problem is not None:
+                return problem
+        return None
+
+    def _verify_uses_of(
+        self, op: Operation, block: Block, operands: Sequence[SSAValue]
+    ) -> Diagnostic | None:
+        """The dominance of each operand of `op`, an op of reachable `block`."""
+        order = self.order
+        position = order[id(op)]
+        for index, operand in enumerate(operands):
+            # the common cases first: a value of this block defined before
+            kind = type(operand)
+            if kind is OpResult:
+                definition = cast("OpResult[Attribute]", operand).op
+                if (
+                    definition.parent is block
+                    and order.get(id(definition), position) < position
                 ):
                     continue
-                problem = self._use_error(op, index, operand)
-                if problem is not None:
-                    return problem
+            elif (
+                kind is BlockArgument
+                and cast("BlockArgument[Attribute]", operand).block is block
+            ):
+                continue
+            problem = self._use_error(op, index, operand)
+            if problem is not None:
+                return problem
         return None
 
     # --- one op ------------------------------------------------------------------
@@ -253,8 +296,8 @@ class _Verifier:
         elif isinstance(value, OpResult):
             def_op = value.op
             def_block = def_op.parent
-        else:
-            return None  # reported as a null operand
+        else:  # an erased value
+            return _error(user, "null operand found", op_error=False)
         region = None if def_block is None else def_block.parent
         if def_block is None or region is None:
             problem = _error(user, "operation's operand is unlinked", op_error=False)
