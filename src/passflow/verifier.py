@@ -275,10 +275,9 @@ class _Verifier:
         if not self.dominance.is_reachable_from_entry(block):
             return None
         for op in ops:
-            for index, operand in enumerate(op.operands):
-                problem = self._use_error(op, index, operand)
-                if problem is not None:
-                    return problem
+            problem = self._verify_uses_of(op, block, op.operands)
+            if problem is not None:
+                return problem
         return None
 
     def _use_error(
