@@ -139,7 +139,7 @@ CFG = """\
 func.func @cfg(%c: i1, %v: i32) -> i32 {
   cf.cond_br %c, ^bb1(%v : i32), ^bb2
 ^bb1(%p: i32):
-  %y = arith.addi %p, %x : i32
+  %y = arith.addi %p, %v : i32
   func.return %y : i32
 ^bb2:
   %x = arith.constant 4 : i32

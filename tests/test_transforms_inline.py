@@ -640,3 +640,49 @@ llvm.func @callee() attributes {sym_visibility = "private"} {
 """
     module = run_pipeline(text, "builtin.module(inline{default-pipeline=})")
     assert_same_ir(module, "llvm.func @caller() {\n  llvm.return\n}")
+
+
+# A multi-block callee is not spliced into a region that may hold one block only:
+# both regions of `scf.while` (xDSL's single-block region definitions), as
+# `scf.for` and `scf.if` (`SingleBlockImplicitTerminator`); mlir-opt leaves these
+# calls alone (issue 40). The function body takes it.
+WHILE_CALLS = """\
+func.func private @multi(%a: i32) -> i32 {
+  %c = arith.constant 0 : i32
+  %b = arith.cmpi slt, %a, %c : i32
+  cf.cond_br %b, ^bb1, ^bb2
+^bb1:
+  return %c : i32
+^bb2:
+  return %a : i32
+}
+func.func @in_while(%x: i32) -> i32 {
+  %r = scf.while (%v = %x) : (i32) -> i32 {
+    %m = func.call @multi(%v) : (i32) -> i32
+    %f = arith.cmpi slt, %m, %x : i32
+    scf.condition(%f) %m : i32
+  } do {
+  ^bb0(%w: i32):
+    %n = func.call @multi(%w) : (i32) -> i32
+    scf.yield %n : i32
+  }
+  return %r : i32
+}
+func.func @in_body(%x: i32) -> i32 {
+  %n = func.call @multi(%x) : (i32) -> i32
+  return %n : i32
+}
+"""
+
+
+def test_multi_block_callee_stays_out_of_single_block_regions() -> None:
+    result = run_pipeline(WHILE_CALLS, "builtin.module(inline{default-pipeline=})")
+    calls = {
+        ir.symbol_name(func): [op.name for op in func.walk() if op.name == "func.call"]
+        for func in result.ops
+    }
+    assert calls == {
+        "multi": [],
+        "in_while": ["func.call", "func.call"],
+        "in_body": [],
+    }

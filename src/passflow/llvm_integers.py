@@ -1,5 +1,7 @@
 """Integers as LLVM reads them on the command line (`StringRef::getAsInteger`
-with radix 0): pass options, `--mlir-debug-counter` values, breakpoint lines.
+with radix 0): pass options, `--mlir-debug-counter` values, breakpoint lines; and
+as an `APInt` of a fixed width holds them, which is how MLIR folds and stores
+`index` values (64 bits, where an xDSL `index` attribute holds any Python int).
 
 The radix is sensed from the prefix (`0x` hex, `0b` binary, `0o` or a leading
 `0` octal, else decimal) and the whole text must be one integer. Text of any
@@ -9,7 +11,11 @@ converting long decimal strings could be reached.
 
 from __future__ import annotations
 
-__all__ = ["parse_llvm_integer"]
+__all__ = ["INDEX_BITS", "index_range", "parse_llvm_integer", "wrap_index"]
+
+INDEX_BITS = 64
+"""The width of MLIR's `index` in attributes and folds
+(`IndexType::kInternalStorageBitWidth`)."""
 
 _DIGITS = "0123456789abcdef"
 _MAX_BITS = 64
@@ -47,3 +53,18 @@ def _auto_radix(text: str) -> tuple[str, int]:
     if len(text) > 1 and text[0] == "0" and text[1] in "0123456789":
         return text[1:], 8
     return text, 10
+
+
+def index_range() -> tuple[int, int]:
+    """The values an `index` attribute may hold, as (lowest, highest + 1): MLIR's
+    parser reads `index` literals as 64-bit signed."""
+    half = 1 << (INDEX_BITS - 1)
+    return -half, half
+
+
+def wrap_index(value: int) -> int:
+    """`value` as a 64-bit `APInt` holds it, read as signed: what MLIR's folders
+    give for an `index` computation that overflows (`9223372036854775807 + 1` is
+    `-9223372036854775808`)."""
+    half = 1 << (INDEX_BITS - 1)
+    return ((value + half) & ((1 << INDEX_BITS) - 1)) - half

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from passflow import ir
+from passflow import ir, verifier
 from passflow.analysis import ALL_PRESERVED, AnalysisManager
 from passflow.diagnostics import Diagnostic, DiagnosticEngine, PassflowError, Severity
 from passflow.execution import ChildExecutor, ChildWork
@@ -295,7 +295,7 @@ def _after_body(
     ):  # the pass may have changed the op
         am.invalidate(preserved)
         if not execution.failed and state.verify:
-            problem = ir.verify(op, recursive=not is_adaptor)
+            problem = verifier.verify(op, recursive=not is_adaptor)
             if problem is not None:
                 state.emit(problem)
                 execution.failed = True

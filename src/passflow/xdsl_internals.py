@@ -12,12 +12,13 @@ upgrade that changes one of these things breaks this file, and
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from inspect import getattr_static
-from typing import cast
+from typing import Protocol, cast
 
 from xdsl.context import Context
-from xdsl.ir import Block, Dialect, Operation, SSAValue
+from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType
+from xdsl.ir import Attribute, Block, Dialect, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.printer import Printer
 from xdsl.rewriter import InsertPoint
@@ -29,8 +30,11 @@ from xdsl.transforms.dead_code_elimination import result_only_effects
 from xdsl.utils.diagnostic import Diagnostic as XDSLDiagnostic
 from xdsl.utils.exceptions import ArgSpecParseError
 
+from passflow.llvm_integers import wrap_index
+
 __all__ = [
     "OP_FIELDS",
+    "Folder",
     "arg_spec_error_reason",
     "diagnostic_op_messages",
     "foreign_op_state",
@@ -158,17 +162,55 @@ def arg_spec_error_reason(err: ArgSpecParseError) -> str:
 _UNIMPLEMENTED_FOLD: object = getattr_static(HasFolder, "fold")
 
 
-def working_folder(op: Operation) -> HasFolder | None:
-    """The op's folder, if it has one that folds.
+class Folder(Protocol):
+    """What folds an op: its `HasFolder` trait, or `working_folder`'s wrapper."""
+
+    def fold(self, op: Operation) -> Sequence[SSAValue | Attribute] | None: ...
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _IndexWrapping:
+    """An xDSL folder whose `index` constants wrap at 64 bits, as MLIR's do.
+
+    xDSL's integer folders truncate to the width of an `iN`, but an `index` has
+    none in xDSL: `arith.addi` of `9223372036854775807` and `1 : index` folded
+    to `9223372036854775808 : index`, which mlir-opt cannot read back.
+    """
+
+    folder: HasFolder
+
+    def fold(self, op: Operation) -> Sequence[SSAValue | Attribute] | None:
+        folded = self.folder.fold(op)
+        if folded is None:
+            return None
+        result: list[SSAValue | Attribute] | None = None
+        for index, value in enumerate(folded):
+            if not isinstance(value, IntegerAttr):
+                continue
+            integer = cast(IntegerAttr[IntegerType | IndexType], value)
+            if isinstance(integer.type, IndexType):
+                number = integer.value.data
+                wrapped = wrap_index(number)
+                if wrapped != number:
+                    if result is None:
+                        result = list(folded)
+                    result[index] = IntegerAttr(wrapped, IndexType())
+        return folded if result is None else result
+
+
+def working_folder(op: Operation) -> Folder | None:
+    """The op's folder, if it has one that folds, with MLIR's `index` wrapping.
 
     xDSL's `bigint.constant` declares the bare `HasFolder()` trait, whose `fold`
     only raises `NotImplementedError`: no folder, rather than a crash. (xDSL's
-    canonicalizer never folds constants, so it never calls it.)
+    canonicalizer never folds constants, so it never calls it.) Every fold
+    passflow makes (the greedy driver, SCCP) goes through this folder, so an
+    overflowing `index` fold wraps as in MLIR (`_IndexWrapping`).
     """
     found = op.get_trait(HasFolder)
     if found is None or getattr_static(type(found), "fold") is _UNIMPLEMENTED_FOLD:
         return None
-    return found
+    return _IndexWrapping(found)
 
 
 def retarget_rewriter(rewriter: PatternRewriter, op: Operation) -> PatternRewriter:

@@ -26,7 +26,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 
-from passflow import ir
+from passflow import ir, verifier
 from passflow.instrumentation import PassInstrumentation
 from passflow.instruments.ir_printer_config import (
     MODULE_SCOPE_THREADING_ERROR,
@@ -121,7 +121,9 @@ class IRPrinterInstrumentation(PassInstrumentation):
                 parent = target.parent_op()
         status = " Failed" if failed else ""
         generic = (
-            failed and not config.assume_verified and ir.verify(target) is not None
+            failed
+            and not config.assume_verified
+            and verifier.verify(target) is not None
         )
         options = config.print_options
         try:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from passflow import ir
+from passflow import ir, verifier
 from passflow.ir import Operation
 
 __all__ = ["SymbolChange", "SymbolState", "SymbolTracker", "top_level_units"]
@@ -155,7 +155,7 @@ class SymbolTracker:
                 and state.fingerprint == fingerprint
             ):
                 continue
-            generic = failed and ir.verify(unit) is not None
+            generic = failed and verifier.verify(unit) is not None
             text = self._text(unit, fingerprint, generic)
             previous = state.text if state is not None else None
             if previous != text:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 
-from passflow import ir
+from passflow import ir, verifier
 from passflow.actions import Action, DebugCounter, PassExecutionAction, Transform
 from passflow.diagnostics import (
     Diagnostic,
@@ -175,7 +175,7 @@ def parse_verified(candidate: Candidate, ctx: ir.Context) -> ir.Operation | RunO
             return RunOutcome(Stage.PARSE, (err.diagnostic.message,))
     else:
         top = candidate.ir
-    problem = ir.verify(top)
+    problem = verifier.verify(top)
     if problem is not None:
         return RunOutcome(Stage.VERIFY, (problem.message,))
     return top
@@ -223,7 +223,7 @@ def run_candidate(
         stage = Stage.RUN
     except PassflowError as err:
         return RunOutcome(Stage.PIPELINE, (str(err),))
-    final = ir.verify(top) if verify_result and stage is Stage.DONE else None
+    final = verifier.verify(top) if verify_result and stage is Stage.DONE else None
     printed = print_result and stage is Stage.DONE
     return RunOutcome(
         stage,

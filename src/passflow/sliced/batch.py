@@ -27,7 +27,7 @@ from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import Attribute
 from xdsl.traits import IsolatedFromAbove
 
-from passflow import ir
+from passflow import ir, verifier
 from passflow.diagnostics import Diagnostic, IRParseError, PassPipelineError
 from passflow.execution import ChildExecutor, ChildWork
 from passflow.executors.capture import captured_output
@@ -256,7 +256,7 @@ class BatchRunner:
             result.fallback = "a top-level op names values in the module's scope"
             return result
         for op in placed:
-            problem = ir.verify(op)
+            problem = verifier.verify(op)
             if problem is not None:
                 result.fallback = f"verifier: {problem.message}"
                 return result

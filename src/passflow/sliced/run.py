@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import cast
 
-from passflow import ir
+from passflow import verifier
 from passflow.cache.code import pipeline_code
 from passflow.cache.keys import RunKeys, run_keys
 from passflow.cache.placement import place, stored
@@ -205,7 +205,7 @@ class _SlicedRun:
     ) -> SlicedOutcome | Fallback:
         pm, jobs, cache = self.pm, self.jobs, self.cache
         runner.keep_ops = runner.pm is not pm
-        problem = ir.verify(runner.module)
+        problem = verifier.verify(runner.module)
         if problem is not None:
             return Fallback(f"the module's shell does not verify: {problem.message}")
         plan = SlicePlan.of(slices, jobs)

@@ -17,7 +17,7 @@ import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from passflow import ir
+from passflow import ir, verifier
 from passflow.diagnostics import (
     Diagnostic,
     DiagnosticHandler,
@@ -204,7 +204,7 @@ def print_output(top: ir.Operation, options: PrintOptions, verified: bool) -> st
     is printed in generic form, which needs no invariant; so is IR whose
     custom printer fails on it."""
     if not options.generic and not verified:
-        options = options.with_generic(ir.verify(top) is not None)
+        options = options.with_generic(verifier.verify(top) is not None)
     try:
         return ir.print_op(top, options=options) + "\n"
     except Exception:  # a custom printer that trips over IR it did not expect
@@ -357,7 +357,7 @@ class ChunkRun:
             self.handler(err.diagnostic)
             return None
         if not args.mlir_very_unsafe_disable_verifier_on_parsing:
-            problem = ir.verify(top)
+            problem = verifier.verify(top)
             if problem is not None:
                 self.handler(problem)
                 return None

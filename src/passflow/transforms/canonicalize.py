@@ -10,6 +10,7 @@ from xdsl.traits import HasCanonicalizationPatternsTrait
 
 from passflow.options import ListOption, Option
 from passflow.pass_base import OperationPass
+from passflow.transforms._constant_hoisting import guard_constant_hoisting
 from passflow.transforms._pass_through_cycles import guard_pass_through
 from passflow.transforms.greedy import (
     GreedyRewriteConfig,
@@ -105,7 +106,7 @@ class _PatternFilter:
 
     def _patterns_of(self, op: Operation) -> Sequence[RewritePattern]:
         return [
-            guard_pass_through(pattern)
+            guard_constant_hoisting(guard_pass_through(pattern))
             for trait in op.get_traits_of_type(HasCanonicalizationPatternsTrait)
             for pattern in trait.get_patterns(type(op))
             if self._allowed(type(pattern).__name__)

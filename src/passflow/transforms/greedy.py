@@ -36,7 +36,7 @@ from xdsl.dialects.builtin import UnregisteredOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
-from xdsl.traits import ConstantLike, HasFolder, IsolatedFromAbove
+from xdsl.traits import ConstantLike, IsolatedFromAbove
 from xdsl.utils.worklist import Worklist
 
 from passflow.transforms._effects import (
@@ -47,7 +47,7 @@ from passflow.transforms.region_simplify import (
     erase_unreachable_blocks,
     simplify_regions,
 )
-from passflow.xdsl_internals import retarget_rewriter, working_folder
+from passflow.xdsl_internals import Folder, retarget_rewriter, working_folder
 
 __all__ = [
     "GreedyRewriteConfig",
@@ -82,7 +82,7 @@ class GreedyRewriteConfig:
 @dataclass(frozen=True, slots=True)
 class _OpClassInfo:
     patterns: tuple[RewritePattern, ...]
-    folder: HasFolder | None
+    folder: Folder | None
     constant_like: bool
 
 
@@ -103,7 +103,7 @@ class PatternSet:
             found = _OpClassInfo(
                 tuple(self._patterns_of(op)),
                 working_folder(op),
-                op.has_trait(ConstantLike),
+                op.has_trait(ConstantLike, value_if_unregistered=False),
             )
             if not isinstance(op, UnregisteredOp):  # a class per op: do not keep them
                 self._by_class[type(op)] = found

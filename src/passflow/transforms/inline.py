@@ -22,9 +22,18 @@ from typing import cast
 from xdsl.dialects import cf, func
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, StringAttr, UnregisteredOp
 from xdsl.ir import Attribute, Block, Operation, Region
+from xdsl.irdl import (
+    IRDLOperation,
+    OptionalDef,
+    OptSingleBlockRegionDef,
+    SingleBlockRegionDef,
+    VariadicDef,
+    VarSingleBlockRegionDef,
+)
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import IsTerminator, SingleBlockImplicitTerminator
 
+from passflow.analyses.dominance import GRAPH_REGION_OPS
 from passflow.diagnostics import PassflowError
 from passflow.ir import direct_children, is_isolated_from_above
 from passflow.manager import Nesting, OpPassManager
@@ -395,7 +404,7 @@ class _InlinerRun:
             return True
         if isinstance(caller_parent, UnregisteredOp):
             return False
-        return not caller_parent.has_trait(SingleBlockImplicitTerminator)
+        return not _must_have_one_block(caller_parent, call.op)
 
     def _is_profitable(self, call: _Call) -> bool:
         threshold = self.pass_.inlining_threshold
@@ -429,6 +438,46 @@ class _InlinerRun:
         if in_place:
             self.use_list.erase_node(call.target)
             dead.add(call.target)
+
+
+_SINGLE_BLOCK_DEFS = (
+    SingleBlockRegionDef,
+    VarSingleBlockRegionDef,
+    OptSingleBlockRegionDef,
+)
+
+
+def _must_have_one_block(parent: Operation, call: Operation) -> bool:
+    """Whether the region of `parent` holding `call` may have one block only
+    (MLIR's inliner asks the region's op, through `SingleBlock` and
+    `SizedRegion<1>`, before splicing a multi-block body into it).
+
+    xDSL says so with `SingleBlockImplicitTerminator` (`scf.for`, `scf.if`) or
+    with single-block region definitions (`region_def("single_block")`: both
+    regions of `scf.while`, the cases of `scf.index_switch`); a graph region
+    (`builtin.module`) has one block too. With variadic regions the index of a
+    definition is not the region's, so any single-block definition counts.
+    """
+    if parent.has_trait(SingleBlockImplicitTerminator) or (
+        parent.name in GRAPH_REGION_OPS
+    ):
+        return True
+    if not isinstance(parent, IRDLOperation):
+        return False
+    definitions = [
+        definition for _, definition in type(parent).get_irdl_definition().regions
+    ]
+    region = call.parent_region()
+    index = next(
+        (i for i, candidate in enumerate(parent.regions) if candidate is region), None
+    )
+    if index is None or any(
+        isinstance(definition, VariadicDef | OptionalDef) for definition in definitions
+    ):
+        return any(isinstance(d, _SINGLE_BLOCK_DEFS) for d in definitions)
+    return index < len(definitions) and isinstance(
+        definitions[index], _SINGLE_BLOCK_DEFS
+    )
 
 
 def _count_ops(region: Region) -> int:

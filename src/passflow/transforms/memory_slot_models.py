@@ -136,7 +136,7 @@ def _constant_index(value: SSAValue) -> int | None:
     if not isinstance(value, OpResult):
         return None
     op = value.op
-    if not op.has_trait(ConstantLike) and not (
+    if not op.has_trait(ConstantLike, value_if_unregistered=False) and not (
         op.name in _CONSTANTS_WITHOUT_TRAIT and operation_name(op).is_registered
     ):
         return None
