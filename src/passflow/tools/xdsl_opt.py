@@ -35,7 +35,7 @@ from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 import passflow
-from passflow import ir, verifier
+from passflow import verifier
 from passflow.all_passes import register_all_passes
 from passflow.diagnostics import UNKNOWN_LOCATION, Diagnostic, PassPipelineError
 from passflow.instrumentation import PassInstrumentation
