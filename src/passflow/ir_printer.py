@@ -37,7 +37,13 @@ from xdsl.printer import Printer
 
 from passflow.print_options import PrintOptions
 
-__all__ = ["LocationAliases", "OptionsPrinter", "options_printer", "print_with_options"]
+__all__ = [
+    "LocationAliases",
+    "NamingPrinter",
+    "OptionsPrinter",
+    "options_printer",
+    "print_with_options",
+]
 
 _LOCATIONS = (UnknownLoc, FileLineColLoc, NameLoc, CallSiteLoc, FusedLoc)
 
@@ -127,7 +133,48 @@ class LocationAliases:
 
 
 @dataclass(eq=False, repr=False)
-class OptionsPrinter(Printer):
+class NamingPrinter(Printer):
+    """xDSL's printer, naming values so that no two in a scope share a name.
+
+    Every printer of passflow's is one (`ir.print_op` with default options too),
+    so printed IR always parses back."""
+
+    _used_names: list[set[str]] = field(default_factory=lambda: [set[str]()])
+    """The value names taken in each open scope (`print_ssa_value`)."""
+
+    def print_ssa_value(self, value: SSAValue) -> str:
+        """As xDSL's, but a name from a hint is never one already taken in scope.
+
+        xDSL numbers each hint (`cst`, `cst_1`, ...) without looking at the names
+        other hints produced, so hints `cst` and `cst_1` (the parser's reading of
+        `%cst_1` and `%cst_1_2`) would both print `%cst_1`: a redefinition. As
+        MLIR's `SSANameState` does, the suffix grows until the name is free."""
+        hint = value.name_hint
+        if not hint or value in self._ssa_values:
+            return super().print_ssa_value(value)
+        used = self._used_names[-1]
+        index = self.ssa_names.get(hint, 0)
+        name = f"{hint}_{index}" if index else hint
+        while name in used:
+            index += 1
+            name = f"{hint}_{index}"
+        self.ssa_names[hint] = index + 1
+        used.add(name)
+        self._ssa_values[value] = name
+        self.print_string(f"%{name}")
+        return name
+
+    def enter_scope(self) -> None:
+        super().enter_scope()
+        self._used_names.append(set(self._used_names[-1]))
+
+    def exit_scope(self) -> None:
+        super().exit_scope()
+        self._used_names.pop()
+
+
+@dataclass(eq=False, repr=False)
+class OptionsPrinter(NamingPrinter):
     """xDSL's printer with mlir-opt's printing flags (`PrintOptions`)."""
 
     options: PrintOptions = field(default_factory=PrintOptions)
