@@ -131,7 +131,7 @@ class IRPrinterInstrumentation(PassInstrumentation):
         if target.parent is None:
             body += "\n"
         text = (
-            f"// -----// IR Dump {when} {pass_.name}{status} ({pass_.argument}){scope}"
+            f"// -----// IR Dump {when} {pass_.display_name}{status} ({pass_.argument}){scope}"
             f" //----- //\n{body}\n\n"
         )
         if config.tree_dir is None:
