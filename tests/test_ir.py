@@ -186,7 +186,7 @@ def test_verify_runs_verifiers_that_override_verify(parse: Parse) -> None:
     problem = ir.verify(module)
     assert problem is not None
     assert str(problem) == (
-        "input.mlir:2:3: error: 'llvm.trunc' op invalid cast opcode for cast "
+        "input.mlir:2:8: error: 'llvm.trunc' op invalid cast opcode for cast "
         "from i32 to i64"
     )
 
@@ -277,3 +277,19 @@ def test_printed_value_names_are_unique_and_parse_back(
     assert "func.return %cst, %cst_1, %cst_2" in printed
     reparsed = ir.parse_module(printed, ctx)
     assert ir.print_op(reparsed, options=options) == printed
+
+
+def test_an_op_with_results_is_located_at_its_name(parse: Parse) -> None:
+    # mlir-opt 22.1.8 --mlir-print-debuginfo: loc("input.mlir":2:8) for the addi
+    # (its name, past `%r = `), 3:12 for the generic op, 4:3 for the return.
+    module = parse(
+        "func.func @f(%a: i32) -> i32 {\n"
+        "  %r = arith.addi %a, %a : i32\n"
+        '  %s, %t = "test.two"() : () -> (i32, i32)\n'
+        "  func.return %r : i32\n"
+        "}\n"
+    )
+    addi, two, ret = list(next(iter(module.ops)).walk())[1:]
+    assert str(ir.location(addi)) == "input.mlir:2:8"
+    assert str(ir.location(two)) == "input.mlir:3:12"
+    assert str(ir.location(ret)) == "input.mlir:4:3"

@@ -166,11 +166,11 @@ def test_enable_ir_printing_knobs_drive_the_dumps() -> None:
     pm.run(module)
     dump = stream.getvalue()
     assert '"arith.constant"() <{value = dense_resource<__elided__>' in dump
-    assert 'loc("a.mlir":2:3)' in dump
+    assert 'loc("a.mlir":2:8)' in dump
     # mlir-opt's layout: the aliases after the top-level op, then two blank lines.
     assert dump.endswith(
         '}) : () -> () loc(#loc)\n#loc = loc("a.mlir":0:0)\n'
-        '#loc1 = loc("a.mlir":1:1)\n#loc2 = loc("a.mlir":2:3)\n'
+        '#loc1 = loc("a.mlir":1:1)\n#loc2 = loc("a.mlir":2:8)\n'
         '#loc3 = loc("a.mlir":3:3)\n\n\n'
     )
 

@@ -523,6 +523,8 @@ class _OpInProgress:
 
     start: Span
     name: str | None = None
+    name_at: int | None = None
+    """Where the op's name starts, past its results: MLIR's location of the op."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -862,6 +864,14 @@ class _LocatingParser(Parser):
         if len(values) == 1 and isinstance(arg := values[0], BlockArgument):
             self.positions[arg] = span.start
 
+    def _parse_op_result_list(self) -> list[tuple[Span, int]]:
+        """xDSL's, noting where the op's name starts (MLIR locates an op there,
+        not at its first result)."""
+        results = super()._parse_op_result_list()
+        if results and self._ops_in_progress:
+            self._ops_in_progress[-1].name_at = self._current_token.span.start
+        return results
+
     def parse_operation(self) -> Operation:
         """xDSL's, remembering where the op starts; an exception other than a
         parse error (an op's verifier run by its custom parser, a bug in a
@@ -890,7 +900,9 @@ class _LocatingParser(Parser):
             self._ops_in_progress.pop()
         # xDSL leaves its shared default there when the text wrote no `loc(...)`.
         if op.location is _DEFAULT_LOC:
-            self.positions[op] = start
+            self.positions[op] = (
+                start if in_progress.name_at is None else in_progress.name_at
+            )
         if not self._ops_in_progress:
             self.last_top_level_op = op
         return op
