@@ -92,7 +92,7 @@ docs: $(STAMP)
 FUZZ_SCALE ?= 20
 fuzz: $(STAMP)
 	PASSFLOW_FUZZ=long PASSFLOW_FUZZ_SCALE=$(FUZZ_SCALE) $(BIN)/pytest tests/robustness \
-		tests/differential/test_cache_corpus.py \
+		tests/differential/test_cache_corpus.py tests/differential/oracle \
 		--hypothesis-show-statistics $(if $(FUZZ_SEED),--hypothesis-seed=$(FUZZ_SEED))
 
 # The other end of the dependency ranges in pyproject.toml: `make test` runs on

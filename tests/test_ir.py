@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import os
+import re
 import weakref
 from collections.abc import Callable
 
@@ -12,6 +13,7 @@ from xdsl.dialects import arith, builtin
 
 from passflow import ir
 from passflow.diagnostics import IRParseError, PassflowError
+from passflow.print_options import PrintOptions
 from passflow.xdsl_internals import OP_FIELDS
 
 Parse = Callable[[str], ir.ModuleOp]
@@ -184,7 +186,7 @@ def test_verify_runs_verifiers_that_override_verify(parse: Parse) -> None:
     problem = ir.verify(module)
     assert problem is not None
     assert str(problem) == (
-        "input.mlir:2:3: error: 'llvm.trunc' op invalid cast opcode for cast "
+        "input.mlir:2:8: error: 'llvm.trunc' op invalid cast opcode for cast "
         "from i32 to i64"
     )
 
@@ -248,3 +250,46 @@ def test_clone_keeps_locations(parse: Parse) -> None:
         ir.location(op) for op in module.walk()
     ]
     assert ir.is_implicit_module(copy)
+
+
+NAMES_THAT_COLLIDE = """\
+func.func @f() -> (i32, i32, i32) {
+  %cst_1 = arith.constant 1 : i32
+  %cst_1_2 = arith.constant 2 : i32
+  %cst = arith.constant 3 : i32
+  return %cst_1, %cst_1_2, %cst : i32, i32, i32
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "options", [None, PrintOptions(debug_info=True)], ids=["default", "options"]
+)
+def test_printed_value_names_are_unique_and_parse_back(
+    options: PrintOptions | None,
+) -> None:
+    # xDSL reads `%cst_1` as hint `cst` and `%cst_1_2` as hint `cst_1`; numbering
+    # hints apart, its printer gave the third value `%cst_1` a second time.
+    ctx = ir.default_context()
+    printed = ir.print_op(ir.parse_module(NAMES_THAT_COLLIDE, ctx), options=options)
+    defined = re.findall(r"(%\w+) = arith.constant", printed)
+    assert len(defined) == len(set(defined)) == 3
+    assert "func.return %cst, %cst_1, %cst_2" in printed
+    reparsed = ir.parse_module(printed, ctx)
+    assert ir.print_op(reparsed, options=options) == printed
+
+
+def test_an_op_with_results_is_located_at_its_name(parse: Parse) -> None:
+    # mlir-opt 22.1.8 --mlir-print-debuginfo: loc("input.mlir":2:8) for the addi
+    # (its name, past `%r = `), 3:12 for the generic op, 4:3 for the return.
+    module = parse(
+        "func.func @f(%a: i32) -> i32 {\n"
+        "  %r = arith.addi %a, %a : i32\n"
+        '  %s, %t = "test.two"() : () -> (i32, i32)\n'
+        "  func.return %r : i32\n"
+        "}\n"
+    )
+    addi, two, ret = list(next(iter(module.ops)).walk())[1:]
+    assert str(ir.location(addi)) == "input.mlir:2:8"
+    assert str(ir.location(two)) == "input.mlir:3:12"
+    assert str(ir.location(ret)) == "input.mlir:4:3"

@@ -89,7 +89,7 @@ def test_multi_line_messages_are_one_line() -> None:
     problem = ir.verify(module)
     assert problem is not None
     assert str(problem) == (
-        "bad.mlir:2:3: error: 'arith.addi' op operand 'rhs' at position 1 does not "
+        "bad.mlir:2:8: error: 'arith.addi' op operand 'rhs' at position 1 does not "
         "verify: attribute i32 expected from variable 'T', but got i64"
     )
 

@@ -166,11 +166,11 @@ def test_enable_ir_printing_knobs_drive_the_dumps() -> None:
     pm.run(module)
     dump = stream.getvalue()
     assert '"arith.constant"() <{value = dense_resource<__elided__>' in dump
-    assert 'loc("a.mlir":2:3)' in dump
+    assert 'loc("a.mlir":2:8)' in dump
     # mlir-opt's layout: the aliases after the top-level op, then two blank lines.
     assert dump.endswith(
         '}) : () -> () loc(#loc)\n#loc = loc("a.mlir":0:0)\n'
-        '#loc1 = loc("a.mlir":1:1)\n#loc2 = loc("a.mlir":2:3)\n'
+        '#loc1 = loc("a.mlir":1:1)\n#loc2 = loc("a.mlir":2:8)\n'
         '#loc3 = loc("a.mlir":3:3)\n\n\n'
     )
 
@@ -211,3 +211,46 @@ def test_verify_roundtrip_reports_a_difference(
 def test_verify_roundtrip_accepts_what_prints_back() -> None:
     module = parse(LOCATED)
     assert roundtrip_error(module, ir.default_context(), "a.mlir") is None
+
+
+RESOURCES = """\
+func.func @f() -> tensor<4xi32> {
+  %c = arith.constant dense_resource<blob1> : tensor<4xi32>
+  return %c : tensor<4xi32>
+}
+{-#
+  dialect_resources: {
+    builtin: {
+      blob1: "0x08000000010000000200000003000000"
+    }
+  }
+#-}
+"""
+
+
+@pytest.mark.parametrize(
+    ("limit", "section"),
+    [
+        (
+            None,
+            "{-#\n  dialect_resources: {\n    builtin: {\n      blob1: "
+            '"0x08000000010000000200000003000000"\n    }\n  }\n#-}\n',
+        ),
+        (4, "{-#\n\n#-}\n"),
+    ],
+)
+def test_a_top_level_dump_ends_with_the_resource_section(
+    limit: int | None, section: str
+) -> None:
+    # mlir-opt 22.1.8 --mlir-print-ir-after-all (and
+    # --mlir-elide-resource-strings-if-larger=4): the module, a blank line, the
+    # section, then the two blank lines that end every dump.
+    module = parse(RESOURCES)
+    stream = io.StringIO()
+    pm = PassManager()
+    pm.add(TestModulePass())
+    pm.enable_ir_printing(
+        IRPrinterConfig(after_all=True, stream=stream), large_resource_limit=limit
+    )
+    pm.run(module)
+    assert stream.getvalue().endswith("  }\n}\n\n" + section + "\n\n")

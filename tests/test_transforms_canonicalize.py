@@ -17,6 +17,7 @@ from passflow import ir
 from passflow.diagnostics import PassPipelineError
 from passflow.instrumentation import PassInstrumentation
 from passflow.pass_base import Pass
+from passflow.print_options import PrintOptions
 from passflow.registry import lookup_pass
 from passflow.transforms import Canonicalizer
 from passflow.transforms.canonicalize import RegionSimplify
@@ -499,3 +500,35 @@ def test_branches_into_a_pass_through_cycle_are_not_collapsed() -> None:
     assert "cf.cond_br %c, ^bb1, ^bb2" in text
     assert "^bb1:\n    cf.br ^bb1" in text
     assert "^bb2:\n    func.return" in text
+
+
+MERGED_CONSTANTS = """\
+func.func @f(%c: i1, %x: i32) -> (i32, i32) {
+  %a = arith.constant 1 : i32 loc("a")
+  cf.cond_br %c, ^b1, ^b2
+^b1:
+  %b = arith.constant 1 : i32 loc("b")
+  %h = arith.constant 5 : i32 loc("h")
+  %s = arith.addi %x, %h : i32
+  return %a, %s : i32, i32
+^b2:
+  return %a, %b : i32, i32
+}
+"""
+
+
+def test_a_merged_constant_is_located_unknown_and_a_hoisted_one_keeps_its_loc() -> None:
+    # mlir-opt 22.1.8 --canonicalize --mlir-print-debuginfo on the same input:
+    # the constant 1 that `b` merged into prints loc(unknown); 5, only hoisted,
+    # keeps loc("h").
+    module = run_pipeline(MERGED_CONSTANTS, "builtin.module(canonicalize)")
+    printed = ir.print_op(module, options=PrintOptions(debug_info=True))
+    lines = printed.splitlines()
+    aliases = dict(line.split(" = ", 1) for line in lines if line.startswith("#loc"))
+
+    def location(value: int) -> str:
+        line = next(line for line in lines if f"arith.constant {value} " in line)
+        return aliases[line.rsplit("loc(", 1)[1].rstrip(")")]
+
+    assert location(1) == "loc(unknown)"
+    assert location(5) == 'loc("h")'

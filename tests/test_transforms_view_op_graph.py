@@ -147,3 +147,26 @@ func.func @f(%a: i32) -> i32 {
     assert printed == sorted(
         ["0", "c1_i32", "arg0", "1", "c1_i32_0", "true", "arg1", "2", "2"]
     )
+
+
+ELIDED = """\
+func.func @f() -> tensor<20xi32> {
+  %c = arith.constant dense<[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20]> : tensor<20xi32>
+  return %c : tensor<20xi32>
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("limit", "label"),
+    [
+        (20, "value: [...] : tensor\\<20xi32\\>\\l"),
+        (5, "value: [...] : tenso...\\l"),
+        (12, "value: [...] : tensor\\<20xi3...\\l"),
+    ],
+)
+def test_an_elided_attribute_truncates_its_type_alone(limit: int, label: str) -> None:
+    # mlir-opt 22.1.8 --view-op-graph=max-label-len=N on the same input: the
+    # elements are `[...]`, and the type is truncated, then escaped.
+    module = ir.parse_module(ELIDED, context())
+    assert label in op_graph(module, GraphStyle(max_label_len=limit))

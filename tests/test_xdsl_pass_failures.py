@@ -222,18 +222,18 @@ def test_an_empty_message_names_the_exception(
 def test_a_pattern_failure_is_reported_at_the_matched_op(parse: Parse) -> None:
     (diagnostic,) = run_failing(parse(INPUT), PatternFailPass)
     assert str(diagnostic) == (
-        "input.mlir:3:3: error: Error while applying pattern: unsupported addition"
+        "input.mlir:3:8: error: Error while applying pattern: unsupported addition"
     )
 
 
 def test_the_innermost_naming_wins_over_the_walkers(parse: Parse) -> None:
     (diagnostic,) = run_failing(parse(INPUT), PatternEmitErrorPass)
-    assert str(diagnostic) == "input.mlir:2:3: error: constant rejected by the pattern"
+    assert str(diagnostic) == "input.mlir:2:8: error: constant rejected by the pattern"
 
 
 def test_emit_error_names_the_op_and_the_message(parse: Parse) -> None:
     (diagnostic,) = run_failing(parse(INPUT), EmitErrorPass)
-    assert str(diagnostic) == "input.mlir:2:3: error: constant out of policy"
+    assert str(diagnostic) == "input.mlir:2:8: error: constant out of policy"
     assert "func.func" not in str(diagnostic)  # never xDSL's printed module
 
 
@@ -244,8 +244,8 @@ def test_the_exceptions_reason_is_the_error_and_the_ops_message_a_note(
     # does not carry it, says only where.
     (diagnostic,) = run_failing(parse(INPUT), InterpretPass)
     assert str(diagnostic) == (
-        "input.mlir:3:3: error: tile sizes must be static\n"
-        "input.mlir:3:3: note: Error while interpreting op"
+        "input.mlir:3:8: error: tile sizes must be static\n"
+        "input.mlir:3:8: note: Error while interpreting op"
     )
 
 
@@ -318,7 +318,7 @@ def test_an_xdsl_pass_failure_stops_the_pipeline_at_the_op(parse: Parse) -> None
         pm.run(parse(MEMREF))
     (diagnostic,) = info.value.diagnostics
     assert str(diagnostic) == (
-        "input.mlir:2:3: error: Error while applying pattern: "
+        "input.mlir:2:8: error: Error while applying pattern: "
         "Unsupported layout type affine_map<(d0, d1) -> (d1, d0)>"
     )
 

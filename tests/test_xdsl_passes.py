@@ -153,3 +153,36 @@ def test_native_passes_shadow_xdsl_ones() -> None:
     info = registry.lookup_pass("canonicalize")
     assert info is not None
     assert not issubclass(info.pass_class, XDSLPass)
+
+
+PDL_ON_TEST_OP = """\
+"test.op"() {attr = 0} : () -> ()
+"test.other"() {attr = 0} : () -> ()
+pdl.pattern : benefit(1) {
+  %zero = pdl.attribute = 0
+  %root = pdl.operation "test.op" {"attr" = %zero}
+  pdl.rewrite %root {
+    %one = pdl.attribute = 1
+    %new = pdl.operation "test.op" {"attr" = %one}
+    pdl.replace %root with %new
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("allow_unregistered", [False, True])
+def test_apply_pdl_matches_unregistered_ops_by_their_own_name(
+    allow_unregistered: bool,
+) -> None:
+    # `test.op` is unregistered (MLIR's test dialect allows unknown ops); xDSL's
+    # PDL matcher compares `op.name`, which must be "test.op", not
+    # "builtin.unregistered", or the pattern never matches (xdsl-opt rewrites it).
+    ctx = ir.default_context(allow_unregistered=allow_unregistered)
+    module = ir.parse_module(PDL_ON_TEST_OP, ctx)
+    pm = PassManager(context=ctx)
+    pm.assign(parse_pass_pipeline("builtin.module(apply-pdl)"))
+    pm.run(module)
+    first, second = list(module.ops)[:2]
+    assert first.name == "test.op"
+    assert ir.print_op(first) == '"test.op"() {attr = 1 : i64} : () -> ()'
+    assert ir.print_op(second) == '"test.other"() {attr = 0 : i64} : () -> ()'

@@ -113,7 +113,7 @@ class PassExecutionAction(Action):
     @property
     def pass_name(self) -> str:
         """The pass's display name, as MLIR's `Pass::getName` gives it."""
-        return ADAPTOR_NAME if self.is_adaptor else self.pass_.name
+        return ADAPTOR_NAME if self.is_adaptor else self.pass_.display_name
 
     @property
     def ir_units(self) -> Sequence[Operation]:

@@ -111,7 +111,7 @@ from passflow.diagnostics import (
     PassflowError,
     Severity,
 )
-from passflow.ir_printer import options_printer, print_with_options
+from passflow.ir_printer import NamingPrinter, options_printer, print_with_options
 from passflow.lexer import Lexer
 from passflow.print_options import PrintOptions
 
@@ -210,8 +210,17 @@ class AllowsUnknownOperations(DialectInterface):
 
 @functools.cache
 def _unknown_op(name: str) -> type[Operation]:
-    """The unregistered-op class for `name`, made once (xDSL makes one per call)."""
-    return UnregisteredOp.with_name(name)
+    """The unregistered-op class for `name`, made once (xDSL makes one per call).
+
+    Its `name` is the op's own, as MLIR's `Operation::getName()` of an unregistered
+    op is, rather than xDSL's `builtin.unregistered`: code that matches ops by
+    name (`apply-pdl`'s `pdl.operation "test.op"`, xDSL's patterns) then sees the
+    name the input wrote. A name without a dialect (`"foo"()`) keeps xDSL's, which
+    xDSL needs to split into dialect and op."""
+    unknown = UnregisteredOp.with_name(name)
+    if "." not in name:
+        return unknown
+    return cast(type[Operation], type(unknown.__name__, (unknown,), {"name": name}))
 
 
 class _Context(Context):
@@ -220,14 +229,19 @@ class _Context(Context):
     def get_optional_op(
         self, name: str, *, dialect_stack: Sequence[str] = ()
     ) -> type[Operation] | None:
+        allows_unknown = False
         if "." in name:
             dialect = self.get_optional_dialect(name.split(".", 1)[0])
             if dialect is not None and dialect.has_interface(AllowsUnknownOperations):
                 # A name in such a dialect is that dialect's, known or not, as in
                 # MLIR; xDSL would also try it under each enclosing op's dialect,
                 # which costs the nesting depth for every op.
-                return super().get_optional_op(name) or _unknown_op(name)
-        return super().get_optional_op(name, dialect_stack=dialect_stack)
+                allows_unknown = True
+                dialect_stack = ()
+        found = super().get_optional_op(name, dialect_stack=dialect_stack)
+        if found is None:
+            return _unknown_op(name) if allows_unknown else None
+        return _unknown_op(name) if issubclass(found, UnregisteredOp) else found
 
     def clone(self) -> Context:
         # xDSL's clone builds a plain Context; keep the rule above in the copy.
@@ -518,6 +532,8 @@ class _OpInProgress:
 
     start: Span
     name: str | None = None
+    name_at: int | None = None
+    """Where the op's name starts, past its results: MLIR's location of the op."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -858,6 +874,14 @@ class _LocatingParser(Parser):
         if len(values) == 1 and isinstance(arg := values[0], BlockArgument):
             self.positions[arg] = span.start
 
+    def _parse_op_result_list(self) -> list[tuple[Span, int]]:
+        """xDSL's, noting where the op's name starts (MLIR locates an op there,
+        not at its first result)."""
+        results = super()._parse_op_result_list()
+        if results and self._ops_in_progress:
+            self._ops_in_progress[-1].name_at = self._current_token.span.start
+        return results
+
     def parse_operation(self) -> Operation:
         """xDSL's, remembering where the op starts; an exception other than a
         parse error (an op's verifier run by its custom parser, a bug in a
@@ -886,7 +910,9 @@ class _LocatingParser(Parser):
             self._ops_in_progress.pop()
         # xDSL leaves its shared default there when the text wrote no `loc(...)`.
         if op.location is _DEFAULT_LOC:
-            self.positions[op] = start
+            self.positions[op] = (
+                start if in_progress.name_at is None else in_progress.name_at
+            )
         if not self._ops_in_progress:
             self.last_top_level_op = op
         return op
@@ -1243,7 +1269,7 @@ def print_op(
     if options is None or options.is_default:
         stream = io.StringIO()
         generic = generic or (options is not None and options.generic)
-        Printer(stream=stream, print_generic_format=generic).print_op(op)
+        NamingPrinter(stream=stream, print_generic_format=generic).print_op(op)
         return stream.getvalue()
     return print_with_options(
         op,
@@ -1295,7 +1321,7 @@ def print_op_in_scope(op: Operation, options: PrintOptions | None = None) -> str
             break
         parent = parent.parent_op()
     printer = (
-        Printer(stream=io.StringIO())
+        NamingPrinter(stream=io.StringIO())
         if options is None
         else options_printer(options, real_location, _arg_location)
     )
@@ -1307,7 +1333,7 @@ def print_op_in_scope(op: Operation, options: PrintOptions | None = None) -> str
     return stream.getvalue()
 
 
-class _RegionElidingPrinter(Printer):
+class _RegionElidingPrinter(NamingPrinter):
     """xDSL's printer with every region printed as `{...}` (MLIR's `skipRegions`);
     custom printers print their regions through `print_region` too."""
 

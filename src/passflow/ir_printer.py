@@ -36,9 +36,19 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.printer import Printer
 
 from passflow.print_options import PrintOptions
-from passflow.xdsl_internals import new_value_name_id, print_new_line
+from passflow.xdsl_internals import (
+    new_value_name_id,
+    print_new_line,
+    printer_value_names,
+)
 
-__all__ = ["LocationAliases", "OptionsPrinter", "options_printer", "print_with_options"]
+__all__ = [
+    "LocationAliases",
+    "NamingPrinter",
+    "OptionsPrinter",
+    "options_printer",
+    "print_with_options",
+]
 
 _LOCATIONS = (UnknownLoc, FileLineColLoc, NameLoc, CallSiteLoc, FusedLoc)
 
@@ -127,7 +137,50 @@ class LocationAliases:
         return [(a.name, loc) for a, loc in found]
 
 
-class OptionsPrinter(Printer):
+class NamingPrinter(Printer):
+    """xDSL's printer, naming values so that no two in a scope share a name.
+
+    Every printer of passflow's is one (`ir.print_op` with default options too),
+    so printed IR always parses back."""
+
+    def __init__(self, **printer: Any) -> None:
+        super().__init__(**printer)
+        self._used_names: list[set[str]] = [set[str]()]
+        """The value names taken in each open scope (`print_ssa_value`)."""
+
+    def print_ssa_value(self, value: SSAValue) -> str:
+        """As xDSL's, but a name from a hint is never one already taken in scope.
+
+        xDSL numbers each hint (`cst`, `cst_1`, ...) without looking at the names
+        other hints produced, so hints `cst` and `cst_1` (the parser's reading of
+        `%cst_1` and `%cst_1_2`) would both print `%cst_1`: a redefinition. As
+        MLIR's `SSANameState` does, the suffix grows until the name is free."""
+        hint = value.name_hint
+        names = printer_value_names(self)
+        if not hint or value in names:
+            return super().print_ssa_value(value)
+        used = self._used_names[-1]
+        index = self.ssa_names.get(hint, 0)
+        name = f"{hint}_{index}" if index else hint
+        while name in used:
+            index += 1
+            name = f"{hint}_{index}"
+        self.ssa_names[hint] = index + 1
+        used.add(name)
+        names[value] = name
+        self.print_string(f"%{name}")
+        return name
+
+    def enter_scope(self) -> None:
+        super().enter_scope()
+        self._used_names.append(set(self._used_names[-1]))
+
+    def exit_scope(self) -> None:
+        super().exit_scope()
+        self._used_names.pop()
+
+
+class OptionsPrinter(NamingPrinter):
     """xDSL's printer with mlir-opt's printing flags (`PrintOptions`).
 
     A plain subclass with its own constructor, which passes xDSL's printer only

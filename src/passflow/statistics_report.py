@@ -49,7 +49,7 @@ def _pipeline_lines(pm: PassPipeline, indent: int, lines: list[str]) -> None:
                 lines.append(" " * inner + pass_.pipeline_label(nested))
                 _pipeline_lines(nested, inner + 2, lines)
         else:
-            lines.append(pad + pass_.name)
+            lines.append(pad + pass_.display_name)
             lines.extend(_statistic_lines(_pass_rows(pass_), indent + 2))
             for nested in pass_.nested_pipelines():
                 lines.append(pad + "  " + pass_.pipeline_label(nested))
@@ -64,7 +64,7 @@ def _list_lines(pm: PassPipeline) -> list[str]:
         rows = _pass_rows(pass_)
         if not rows:
             continue
-        group = merged.setdefault(pass_.name, {})
+        group = merged.setdefault(pass_.display_name, {})
         for name, value, description in rows:
             entry = group.setdefault(name, [0, description])
             entry[0] = int(entry[0]) + value

@@ -42,6 +42,7 @@ __all__ = [
     "new_value_name_id",
     "only_affects_own_results",
     "print_new_line",
+    "printer_value_names",
     "registered_dialect_factories",
     "restore_foreign_op_state",
     "retarget_rewriter",
@@ -71,6 +72,12 @@ def new_value_name_id(printer: Printer) -> str:
     taken so that no value gets it: MLIR numbers ops without results too when
     it prints value users (`--mlir-print-value-users`)."""
     return printer._get_new_valid_name_id()  # pyright: ignore[reportPrivateUsage]
+
+
+def printer_value_names(printer: Printer) -> dict[SSAValue, str]:
+    """The names `printer` gave values so far (its own table, which a
+    subclass that chooses names must fill as xDSL's `print_ssa_value` does)."""
+    return printer._ssa_values  # pyright: ignore[reportPrivateUsage]
 
 
 def print_new_line(printer: Printer) -> None:

@@ -36,6 +36,7 @@ __all__ = [
     "passflow_argv",
     "passflow_pipeline",
     "run_passflow",
+    "run_passflow_text",
     "run_xdsl",
 ]
 
@@ -216,13 +217,14 @@ _ERROR = re.compile(r"error: (.*)$")
 def run_passflow(case: Case, chunks: list[Chunk]) -> list[Outcome]:
     """passflow-opt (`passflow.tools.opt.main`) on each chunk."""
     argv = passflow_argv(case)
-    return [_run_passflow_chunk(argv, chunk) for chunk in chunks]
+    return [run_passflow_text(argv, chunk.text) for chunk in chunks]
 
 
-def _run_passflow_chunk(argv: list[str], chunk: Chunk) -> Outcome:
+def run_passflow_text(argv: list[str], text: str) -> Outcome:
+    """passflow-opt (`passflow.tools.opt.main`) with `argv` on `text` as stdin."""
     collecting = gc.isenabled()
     crash: str | None = None
-    with _captured(chunk.text) as (out, err):
+    with _captured(text) as (out, err):
         try:
             status = opt.main(argv)
         except SystemExit as exit_:

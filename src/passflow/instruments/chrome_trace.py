@@ -127,7 +127,7 @@ class ChromeTrace(PassInstrumentation):
         if pass_.is_adaptor:
             name, category = pass_.display_name, "adaptor"
         else:
-            name, category = pass_.name, "pass"
+            name, category = pass_.display_name, "pass"
             args["argument"] = pass_.argument
         stack.append(_Open(name, category, self._clock(), args, pass_))
 

@@ -27,6 +27,7 @@ import sys
 from dataclasses import dataclass, field
 
 from passflow import ir, verifier
+from passflow.file_metadata import elide_resources
 from passflow.instrumentation import PassInstrumentation
 from passflow.instruments.ir_printer_config import (
     MODULE_SCOPE_THREADING_ERROR,
@@ -131,9 +132,9 @@ class IRPrinterInstrumentation(PassInstrumentation):
         except Exception:  # a custom printer that trips over invalid IR
             body = ir.print_op(target, options=options.with_generic())
         if target.parent is None:
-            body += "\n"
+            body += "\n" + _resources(target, options.resource_limit)
         text = (
-            f"// -----// IR Dump {when} {pass_.name}{status} ({pass_.argument}){scope}"
+            f"// -----// IR Dump {when} {pass_.display_name}{status} ({pass_.argument}){scope}"
             f" //----- //\n{body}\n\n"
         )
         if config.tree_dir is None:
@@ -191,3 +192,12 @@ class IRPrinterInstrumentation(PassInstrumentation):
             write_output(path, text)
         except OutputFileError as err:
             sys.stderr.write(f"Error opening output file {path}: {err}\n")
+
+
+def _resources(top: Operation, limit: int | None) -> str:
+    """The `{-# ... #-}` section of the file `top` was parsed from, as mlir-opt
+    prints it after a top-level op's dump (large resources elided past `limit`)."""
+    metadata = ir.file_metadata(top)
+    if metadata and limit is not None:
+        metadata = elide_resources(metadata, limit)
+    return f"\n{metadata}\n" if metadata else ""

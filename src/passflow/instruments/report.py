@@ -215,7 +215,7 @@ class RunReport(PassInstrumentation):
         node = parent.children.get(key)
         if node is None:
             kind = "adaptor" if pass_.is_adaptor else "pass"
-            name = pass_.display_name if pass_.is_adaptor else pass_.name
+            name = pass_.display_name
             node = _Node(name, pass_.argument, kind, pass_=pass_)
             parent.children[key] = node
         node.runs += 1

@@ -133,7 +133,7 @@ def describe_pass_run(pass_: Pass, op: Operation) -> str:
     name = ir.operation_name(op).name
     symbol = ir.symbol_name(op)
     suffix = f": @{symbol}" if symbol is not None else ""
-    return f"`{pass_.name}` on '{name}' operation{suffix}"
+    return f"`{pass_.display_name}` on '{name}' operation{suffix}"
 
 
 @dataclass(eq=False)

@@ -493,7 +493,7 @@ class PassTiming(PassInstrumentation):
                     pass_.display_name, tid, len(pass_.nested_pipelines()) <= 1
                 )
             else:
-                timer = _Timer(pass_.name, tid)
+                timer = _Timer(pass_.display_name, tid)
             children[key] = timer
         stack.append(_Frame(timer, pass_, False, self._wall(), self._user()))
 

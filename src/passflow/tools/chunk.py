@@ -463,7 +463,7 @@ class ChunkRun:
         metadata = "" if args.run_reproducer else ir.file_metadata(top)
         limit = args.mlir_elide_resource_strings_if_larger
         if metadata and limit is not None:
-            from passflow.tools.file_metadata import elide_resources  # asked for
+            from passflow.file_metadata import elide_resources  # asked for
 
             metadata = elide_resources(metadata, limit)
         return output + (f"\n{metadata}\n" if metadata else "")

@@ -32,13 +32,14 @@ from xdsl.context import Context
 from xdsl.dialect_interfaces.constant_materialization import (
     ConstantMaterializationInterface,
 )
-from xdsl.dialects.builtin import UnregisteredOp
+from xdsl.dialects.builtin import UnknownLoc, UnregisteredOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import ConstantLike, IsolatedFromAbove
 from xdsl.utils.worklist import Worklist
 
+from passflow import ir
 from passflow.transforms._effects import (
     is_trivially_dead,
     is_uniquable_constant,
@@ -187,6 +188,10 @@ class _ConstantTable:
         existing = known.get(key)
         if existing is not None:
             rewriter.replace(op, (), existing.results)
+            # The survivor stands for constants from several places: MLIR's
+            # OperationFolder gives it its erased location, `loc(unknown)`.
+            existing.location = UnknownLoc()
+            ir.forget_parse_positions((existing,))
             self.changed_ir = True
             return False
         entry = region.first_block

@@ -262,8 +262,8 @@ class _Writer:
             if len(values) > _LARGE_ATTRIBUTE_LIMIT:
                 shaped: Attribute = dense.get_type()
                 rank = len(shaped.get_shape()) if isinstance(shaped, ShapedType) else 0
-                type_text = print_attribute(shaped)
-                return _escape(f"{'[' * rank}...{']' * rank} : {type_text}")
+                # As MLIR's emitMlirType: the type alone is truncated.
+                return f"{'[' * rank}...{']' * rank} : {self._type(shaped)}"
         if isinstance(attr, ArrayAttr):
             array = cast("ArrayAttr[Attribute]", attr)
             if len(array.data) > _LARGE_ATTRIBUTE_LIMIT:

@@ -7,7 +7,7 @@
 
 // -----
 
-// CHECK: pipeline-invalid.mlir:[[# @LINE + 1]]:1: error: 'arith.constant' op trying to schedule a pass on an operation not marked as 'IsolatedFromAbove'
+// CHECK: pipeline-invalid.mlir:[[# @LINE + 1]]:6: error: 'arith.constant' op trying to schedule a pass on an operation not marked as 'IsolatedFromAbove'
 %c = arith.constant 1 : i32
 
 // -----

@@ -19,9 +19,9 @@ func.func @extsi(%a: vector<4xi1>) -> vector<4xi64> {
 // -----
 
 // xDSL's two-line verifier messages are one line.
-// CHECK:{{.*}}parse-errors.mlir:[[# @LINE + 4]]:3: error: 'arith.addi' op operand 'rhs' at position 1 does not verify: attribute i32 expected from variable 'T', but got i64
+// CHECK:{{.*}}parse-errors.mlir:[[# @LINE + 4]]:8: error: 'arith.addi' op operand 'rhs' at position 1 does not verify: attribute i32 expected from variable 'T', but got i64
 // CHECK-NEXT:  %r = "arith.addi"(%a, %b) : (i32, i64) -> i32
-// CHECK-NEXT:  ^
+// CHECK-NEXT:       ^
 func.func @two_lines(%a: i32, %b: i64) -> i32 {
   %r = "arith.addi"(%a, %b) : (i32, i64) -> i32
   // expected-error @above {{operand 'rhs' at position 1 does not verify: attribute i32 expected}}
