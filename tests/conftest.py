@@ -4,6 +4,7 @@ a forking process pool and a local Dask cluster for the executor tests."""
 from __future__ import annotations
 
 import multiprocessing
+import signal
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 
@@ -11,6 +12,12 @@ import pytest
 
 from passflow import ir
 from passflow.all_passes import register_all_passes
+
+# pytest-xdist's workers (`make test` runs them) start with Ctrl-C ignored, and
+# the processes they start would inherit that: the tests of what an interrupt
+# does need Python's own handler, as in a terminal.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture
