@@ -6,11 +6,15 @@ STAMP := $(VENV)/.installed
 RUNTIME_STAMP := $(VENV)/.installed-runtime
 
 .PHONY: demo test lint typecheck pytest lit docs clean fuzz browser test-xdsl-newest xdsl-suite
+.PHONY: prerequisites python node
 
 # xDSL 0.74 needs Python 3.11: say so before making a venv that cannot install it.
 PYTHON_CHECK := import sys; sys.exit(sys.version_info < (3, 11) and \
 	"make: passflow needs Python 3.11 or newer (xDSL does); $(PYTHON) is Python %d.%d:" \
 	" run make with PYTHON=python3.11 (or newer)" % sys.version_info[:2])
+
+python:
+	@$(PYTHON) -c '$(PYTHON_CHECK)'
 
 $(BIN)/python:
 	@$(PYTHON) -c '$(PYTHON_CHECK)'
@@ -30,8 +34,14 @@ $(RUNTIME_STAMP): $(BIN)/python pyproject.toml
 demo: $(RUNTIME_STAMP)
 	BIN=$(BIN) sh examples/demo.sh
 
+# The default suite runs on every CPU this process may use (pytest-xdist; one
+# file's tests stay in one worker, which shares its fixtures); PYTEST_JOBS=1
+# runs it in one process. The long generated runs are `make fuzz`'s.
+PYTEST_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+PYTEST_PARALLEL = $(if $(filter-out 0 1,$(PYTEST_JOBS)),-n $(PYTEST_JOBS) --dist loadfile)
+
 pytest: $(STAMP) browser
-	$(BIN)/pytest
+	$(BIN)/pytest $(PYTEST_PARALLEL)
 
 # tests/test_report_browser.py opens the HTML run report in the system's Chromium
 # (Playwright drives it; it downloads no browser of its own). When it is missing,
@@ -40,7 +50,7 @@ pytest: $(STAMP) browser
 CHROMIUM := /usr/bin/chromium
 CHROMIUM_INSTALL ?=
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-INSTALL_CHROMIUM = $(SUDO) apt-get install -y chromium
+INSTALL_CHROMIUM = $(strip $(SUDO) apt-get install -y chromium)
 browser:
 	@if [ ! -x $(CHROMIUM) ]; then \
 		echo "make: the run report's browser test (tests/test_report_browser.py)" \
@@ -67,6 +77,20 @@ browser:
 		esac; \
 	fi
 
+# pyright runs on Node.js; without it the pyright package would try to download
+# a Node.js build of its own, which fails without network.
+NODE ?= node
+INSTALL_NODE = $(strip $(SUDO) apt-get install -y nodejs)
+node:
+	@command -v $(NODE) >/dev/null 2>&1 || { \
+		echo "make: pyright (make typecheck) needs Node.js on PATH:" \
+			"install it, e.g. with '$(INSTALL_NODE)'" >&2; \
+		exit 1; }
+
+# What `make test` needs besides PyPI, checked in its first second, before a
+# venv is made or anything long runs.
+prerequisites: python node browser
+
 lit: $(STAMP)
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/lit -sv tests/filecheck
 
@@ -78,7 +102,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
 
-test: lint typecheck pytest lit docs
+test: prerequisites lint typecheck pytest lit docs
 
 # The documentation site (mkdocs.yml): docs/*.md and the API reference generated
 # from the docstrings, in site/. --strict makes a broken link or reference an

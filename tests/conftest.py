@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 
@@ -17,6 +18,12 @@ from passflow.all_passes import register_all_passes
 # every run it cannot reach one process: the tests that count workers set their
 # own MAKEFLAGS (tests/test_worker_budget.py).
 os.environ.pop("MAKEFLAGS", None)
+
+# pytest-xdist's workers (`make test` runs them) start with Ctrl-C ignored, and
+# the processes they start would inherit that: the tests of what an interrupt
+# does need Python's own handler, as in a terminal.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture

@@ -67,10 +67,23 @@ def test_the_licence_is_an_spdx_expression() -> None:
     assert re.search(r'^requires = \["setuptools>=77"', text, re.M)
 
 
+def source_copy(directory: Path) -> Path:
+    """What a wheel is built from, copied into `directory`: setuptools builds in
+    the source tree (`build/bdist.*`), and a test leaves the clone as it was."""
+    copy = directory / "source"
+    copy.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, copy / name)
+    skip = shutil.ignore_patterns("*.egg-info", "__pycache__")
+    shutil.copytree(ROOT / "src", copy / "src", ignore=skip)
+    return copy
+
+
 def test_the_wheel_installs_and_its_tools_run(tmp_path: Path) -> None:
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
+    source = source_copy(tmp_path)
     subprocess.run(
-        [*pip, "wheel", "--no-deps", "-q", "-w", tmp_path / "dist", ROOT],
+        [*pip, "wheel", "--no-deps", "-q", "-w", tmp_path / "dist", source],
         check=True,
         capture_output=True,
     )

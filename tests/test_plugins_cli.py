@@ -216,7 +216,7 @@ def test_list_passes_groups_plugin_passes_under_their_file(tmp_path: Path) -> No
         ("register = 3\n", "is not a function"),
     ],
 )
-def test_a_plugin_that_fails_is_mlir_opts_line_a_reason_and_exit_1(
+def test_a_plugin_that_fails_is_one_line_with_its_reason_and_exit_1(
     tmp_path: Path, text: str | None, reason: str
 ) -> None:
     plugin = str(tmp_path / "plugin.py")
@@ -226,11 +226,39 @@ def test_a_plugin_that_fails_is_mlir_opts_line_a_reason_and_exit_1(
     assert status == 1
     assert out == ""
     lines = err.splitlines()
-    assert lines[0] == (
-        f"passflow-opt: Failed to load passes from '{plugin}'. Request ignored."
+    assert lines[0].startswith(f"passflow-opt: Failed to load passes from '{plugin}': ")
+    assert reason in lines[0]
+    assert lines[1].startswith("note: a plugin is a Python file")
+    assert len(lines) == 2  # not "Request ignored." and then that it stopped
+    assert "ignored" not in err
+
+
+def test_a_pass_plugin_that_registers_nothing_says_so_and_how(tmp_path: Path) -> None:
+    plugin = write(tmp_path, "forgot.py", PASS_PLUGIN.replace("@register_pass\n", ""))
+    status, _, err = opt(tmp_path, f"--load-pass-plugin={plugin}", "--cse")
+    assert status == 0, err
+    lines = err.splitlines()
+    assert lines[0] == f"passflow-opt: warning: plugin '{plugin}' registered no passes"
+    assert lines[1].startswith("note: ") and "@register_pass" in lines[1]
+    assert "register()" in lines[1]
+    status, _, err = opt(
+        tmp_path,
+        f"--load-pass-plugin={plugin}",
+        "-p",
+        "builtin.module(func.func(count-adds))",
     )
-    assert lines[1].startswith("note: ") and reason in lines[1]
-    assert "Traceback" not in err
+    assert status == 1
+    assert "registered no passes" in err.splitlines()[0]
+    assert "count-adds" in err  # and then the unknown pass, as before
+
+
+def test_a_plugin_that_registers_passes_or_dialects_gets_no_warning(
+    tmp_path: Path,
+) -> None:
+    for name, text in (("passes.py", REGISTER_PLUGIN), ("twice.py", DIALECT_PLUGIN)):
+        plugin = write(tmp_path, name, text)
+        status, _, err = opt(tmp_path, f"--load-pass-plugin={plugin}", "--cse")
+        assert (status, err) == (0, "")
 
 
 def test_a_dialect_plugin_file_of_xdsl_dialects(tmp_path: Path) -> None:
@@ -250,8 +278,8 @@ def test_a_dialect_plugin_file_of_xdsl_dialects(tmp_path: Path) -> None:
     status, out, err = opt(tmp_path, "--load-dialect-plugin=/nonexistent/d.py")
     assert status == 1
     assert err.splitlines()[0] == (
-        "passflow-opt: Failed to load dialect plugin from '/nonexistent/d.py'. "
-        "Request ignored."
+        "passflow-opt: Failed to load dialect plugin from '/nonexistent/d.py': "
+        "FileNotFoundError: no such file"
     )
 
 

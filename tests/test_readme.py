@@ -1,4 +1,5 @@
-"""The README documents every passflow-opt flag, and says what the install needs."""
+"""docs/opt.md documents every passflow-opt flag; the README says what the install
+needs, and the Makefile checks it first."""
 
 from __future__ import annotations
 
@@ -18,8 +19,8 @@ README = ROOT / "README.md"
 PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]
 
 
-def test_every_flag_is_in_the_readme() -> None:
-    text = README.read_text()
+def test_every_flag_is_on_the_passflow_opt_page() -> None:
+    text = (ROOT / "docs" / "opt.md").read_text()
     missing = [
         flag
         for flag in sorted(build_parser().known)
@@ -41,6 +42,17 @@ def _required_python() -> tuple[int, int]:
     )
     assert found is not None
     return _minimum(found[1])
+
+
+def test_the_readme_is_a_front_page() -> None:
+    """What it is, install, the two commands, one example, where to go next:
+    the rest is in docs/, which it links."""
+    text = README.read_text()
+    assert text.count("\n") <= 250
+    assert "make demo" in text and "make test" in text
+    linked = set(re.findall(r"\]\(docs/(\w+)\.md", text))
+    pages = {page.stem for page in (ROOT / "docs").glob("*.md")} - {"index"}
+    assert pages - linked == set()
 
 
 def test_the_python_claimed_is_the_one_xdsl_needs() -> None:
@@ -101,7 +113,16 @@ def test_make_demo_with_an_old_python_stops_before_making_a_venv(
     assert not (tmp_path / ".venv").exists()
 
 
-def test_make_browser_asks_before_installing_chromium(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("sudo", "command"),
+    [
+        ("echo would-run", "'echo would-run apt-get install -y chromium'"),
+        ("", "'apt-get install -y chromium'"),  # as root: no stray space
+    ],
+)
+def test_make_browser_asks_before_installing_chromium(
+    tmp_path: Path, sudo: str, command: str
+) -> None:
     """Without a terminal to ask on and without CHROMIUM_INSTALL=yes, `make
     browser` installs nothing: it says what the browser is for and what to run."""
     shutil.copy(ROOT / "Makefile", tmp_path / "Makefile")
@@ -111,7 +132,7 @@ def test_make_browser_asks_before_installing_chromium(tmp_path: Path) -> None:
             "--no-print-directory",
             "browser",
             f"CHROMIUM={tmp_path}/no-chromium",
-            "SUDO=echo would-run",
+            f"SUDO={sudo}",
         ],
         cwd=tmp_path,
         stdin=subprocess.DEVNULL,
@@ -129,5 +150,58 @@ def test_make_browser_asks_before_installing_chromium(tmp_path: Path) -> None:
     assert done.returncode != 0
     assert "would-run" not in done.stdout
     assert "tests/test_report_browser.py" in done.stderr
-    assert "'echo would-run apt-get install -y chromium'" in done.stderr
+    assert command in done.stderr
     assert "CHROMIUM_INSTALL=yes" in done.stderr
+
+
+def _clean_make_env() -> dict[str, str]:
+    """This environment without the variables an outer make (`make test`)
+    passes on to the makes its recipes start."""
+    outer = ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "CHROMIUM_INSTALL")
+    return {k: v for k, v in os.environ.items() if k not in outer}
+
+
+def test_make_test_checks_its_prerequisites_before_anything_long(
+    tmp_path: Path,
+) -> None:
+    """Python, Node.js and Chromium are checked first: a missing one stops
+    `make test` in its first second, not after the venv and the linters."""
+    done = subprocess.run(
+        ["make", "--no-print-directory", "-n", "test", f"VENV={tmp_path}/venv"],
+        cwd=ROOT,
+        env=_clean_make_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    lines = done.stdout.splitlines()
+
+    def first(text: str) -> int:
+        return next(i for i, line in enumerate(lines) if text in line)
+
+    checks = [first("sys.version_info <"), first("command -v node"), first("chromium")]
+    assert checks == sorted(checks)
+    assert checks[-1] < first(" -m venv ") < first("pip install")
+
+
+def test_make_test_without_node_stops_first_and_says_what_to_install(
+    tmp_path: Path,
+) -> None:
+    shutil.copy(ROOT / "Makefile", tmp_path / "Makefile")
+    done = subprocess.run(
+        ["make", "--no-print-directory", "test", "NODE=/nonexistent/node"],
+        cwd=tmp_path,
+        env=_clean_make_env(),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode != 0
+    assert done.stderr.splitlines()[0].startswith(
+        "make: pyright (make typecheck) needs Node.js on PATH"
+    )
+    assert "apt-get install -y nodejs'" in done.stderr
+    assert not (tmp_path / ".venv").exists()

@@ -72,7 +72,7 @@ def test_bisect_prints_the_pass_and_the_op(tmp_path: Path) -> None:
     assert found.returncode == 0, found.stderr
     assert found.stdout == (
         f"builtin.module(func.func(test-pass-crash-on-op{{op={CRASHING_OP}}}))\n"
-        "in.mlir:16:3: on 'func.func' (pass execution 8 of 10)\n"
+        "in.mlir:16:3: on 'func.func' @f2 (pass execution 8 of 10)\n"
     )
     assert "--mlir-debug-counter=pass-execution-count=8" in found.stderr
 

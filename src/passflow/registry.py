@@ -68,6 +68,7 @@ __all__ = [
     "register_lazy",
     "register_pass",
     "register_pipeline",
+    "registered_by",
     "registered_passes",
     "registered_pipelines",
     "unregister",
@@ -646,3 +647,16 @@ def registered_pipelines() -> Iterator[PipelineInfo]:
     """Every registered pipeline, sorted by argument (lazily registered ones imported)."""
     _import_all()
     return iter(sorted(_pipelines.values(), key=lambda info: info.argument))
+
+
+def registered_by(spec: str) -> list[str]:
+    """The passes and pipelines the plugin `spec` registered, sorted, without
+    importing any: a pass plugin that gave none was most likely written
+    without `@register_pass` or `register()`, and the tool says so."""
+    key = _plugin_key(spec)
+    entries: list[PassInfo | PipelineInfo | _Lazy] = [
+        *_passes.values(),
+        *_pipelines.values(),
+        *_lazy.values(),
+    ]
+    return sorted(entry.argument for entry in entries if entry.source == key)

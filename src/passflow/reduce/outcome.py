@@ -89,11 +89,19 @@ class Crash:
 @dataclass(frozen=True)
 class Execution:
     """One pass execution: the pass inside its nests as a one-line pipeline,
-    and the op it ran on."""
+    and the op it ran on (its symbol, when it has one, is what a reader finds
+    in the file: `@f5` rather than a line number)."""
 
     pipeline: str
     op_name: str
     location: str
+    symbol: str | None = None
+
+    @property
+    def op(self) -> str:
+        """The op as a reader names it: `'func.func' @f5`, or `'scf.for'`."""
+        named = f"'{self.op_name}'"
+        return named if self.symbol is None else f"{named} @{self.symbol}"
 
 
 def _pipeline_to(pm: OpPassManager, target: Pass) -> str | None:
@@ -125,7 +133,12 @@ class _LimitedExecutions:
         if isinstance(action, PassExecutionAction) and not action.is_adaptor:
             pipeline = _pipeline_to(self.pm, action.pass_) or str(action.pass_)
             name = ir.operation_name(action.op).name
-            self.last = Execution(pipeline, name, str(ir.location(action.op)))
+            self.last = Execution(
+                pipeline,
+                name,
+                str(ir.location(action.op)),
+                ir.symbol_name(action.op),
+            )
         transform()
 
     @property

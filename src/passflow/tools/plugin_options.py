@@ -17,6 +17,7 @@ it: `passflow-opt --version` stays cheap.
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -127,7 +128,7 @@ def register_for(plugins: CommandLinePlugins) -> None:
     """Register passflow's passes, then load `plugins` (once for each set)."""
     if plugins in _registered:
         return
-    from passflow import registry  # a run, a listing or a pass flag needs it
+    from passflow import ir, registry  # a run, a listing or a pass flag needs it
     from passflow.all_passes import register_all_passes
 
     register_all_passes()
@@ -138,22 +139,41 @@ def register_for(plugins: CommandLinePlugins) -> None:
     )
     for what, specs, opt_main in kinds:
         for spec in specs:
+            dialects = ir.registered_dialect_names()
             try:
                 registry.load_plugin(spec, opt_main=opt_main)
             except PassflowError as err:
                 cause = err.__cause__ or err
                 raise PassflowError(
-                    f"Failed to load {what} '{spec}'. Request ignored.\n"
-                    f"note: {type(cause).__name__}: {cause}\n"
+                    f"Failed to load {what} '{spec}': {type(cause).__name__}: "
+                    f"{cause}\nnote: "
                     + (
-                        "note: "
+                        "name an xDSLOptMain subclass, as 'package.module:MyOptMain' "
+                        "or 'file.py:MyOptMain'"
                         if opt_main
-                        else "note: the plugin is a Python file (FILE.py) or an "
-                        "importable module; "
+                        else "a plugin is a Python file (FILE.py) or an importable "
+                        "module"
                     )
-                    + "passflow-opt stopped rather than run without it"
+                    + ", loaded before the run starts"
                 ) from err
+            gave_nothing = not registry.registered_by(spec) and (
+                ir.registered_dialect_names() == dialects
+            )
+            if specs is plugins.passes and gave_nothing:
+                sys.stderr.write(_registered_nothing(spec))
     _registered.add(plugins)
+
+
+def _registered_nothing(spec: str) -> str:
+    """The warning for a pass plugin that loaded and registered nothing: the
+    run would otherwise only say, later, that its pass is unknown."""
+    return (
+        f"passflow-opt: warning: plugin '{spec}' registered no passes\n"
+        "note: register them when the file is imported (`@register_pass` on each "
+        "pass class, `register_pipeline(...)`) or in a `register()` function, "
+        "which passflow-opt calls after importing it, as "
+        "`passflow.registry.load_plugin` does\n"
+    )
 
 
 def load_irdl_file(path: str) -> None:

@@ -213,7 +213,7 @@ def _report_bisection(found: Bisection, source: str, pipeline: str) -> None:
     where = found.execution
     sys.stdout.write(
         f"{where.pipeline}\n"
-        f"{where.location}: on '{where.op_name}' "
+        f"{where.location}: on {where.op} "
         f"(pass execution {found.index} of {found.total})\n"
     )
     sys.stderr.write(

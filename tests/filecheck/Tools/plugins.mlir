@@ -17,8 +17,8 @@
 // LIST-EMPTY:
 // LIST-NEXT: xDSL's passes:
 
-// MISSING: passflow-opt: Failed to load passes from '{{.*}}missing.py'. Request ignored.
-// MISSING-NEXT: note: FileNotFoundError: no such file
+// MISSING: passflow-opt: Failed to load passes from '{{.*}}missing.py': FileNotFoundError: no such file
+// MISSING-NEXT: note: a plugin is a Python file (FILE.py) or an importable module
 
 // DIALECTS: "twice.twice"
 // DIALECTS: "cplx.norm"
