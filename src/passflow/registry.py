@@ -653,7 +653,7 @@ def registered_by(spec: str) -> list[str]:
     """The passes and pipelines the plugin `spec` registered, sorted, without
     importing any: a pass plugin that gave none was most likely written
     without `@register_pass` or `register()`, and the tool says so."""
-    key = _plugin_key(spec)
+    key = plugin_key(spec)
     entries: list[PassInfo | PipelineInfo | _Lazy] = [
         *_passes.values(),
         *_pipelines.values(),
