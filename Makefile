@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 RUNTIME_STAMP := $(VENV)/.installed-runtime
 
 .PHONY: demo test lint typecheck pytest lit docs clean fuzz browser test-xdsl-newest xdsl-suite
-.PHONY: prerequisites python node
+.PHONY: prerequisites python node servers
 
 # xDSL 0.74 needs Python 3.11: say so before making a venv that cannot install it.
 PYTHON_CHECK := import sys; sys.exit(sys.version_info < (3, 11) and \
@@ -40,7 +40,7 @@ demo: $(RUNTIME_STAMP)
 PYTEST_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 PYTEST_PARALLEL = $(if $(filter-out 0 1,$(PYTEST_JOBS)),-n $(PYTEST_JOBS) --dist loadfile)
 
-pytest: $(STAMP) browser
+pytest: $(STAMP) browser servers
 	$(BIN)/pytest $(PYTEST_PARALLEL)
 
 # tests/test_report_browser.py opens the HTML run report in the system's Chromium
@@ -77,6 +77,28 @@ browser:
 		esac; \
 	fi
 
+# tests/test_cache_remote.py runs the remote cache tier against a real
+# redis-server and nginx (Debian's redis-server and nginx-light), which it starts
+# and stops itself; installed as Chromium is (CHROMIUM_INSTALL=yes), never unasked.
+REDIS_SERVER := /usr/bin/redis-server
+NGINX := /usr/sbin/nginx
+INSTALL_SERVERS = $(strip $(SUDO) apt-get install -y redis-server nginx-light)
+servers:
+	@if [ ! -x $(REDIS_SERVER) ] || [ ! -x $(NGINX) ]; then \
+		echo "make: the remote cache tests (tests/test_cache_remote.py) need" \
+			"redis-server and nginx" >&2; \
+		case "$(CHROMIUM_INSTALL)" in \
+			y|Y|yes) \
+				echo "$(INSTALL_SERVERS)"; \
+				$(INSTALL_SERVERS) || \
+					{ $(SUDO) apt-get update && $(INSTALL_SERVERS); } ;; \
+			*) \
+				echo "make: not installing them: run '$(INSTALL_SERVERS)'," \
+					"or make test CHROMIUM_INSTALL=yes" >&2; \
+				exit 1 ;; \
+		esac; \
+	fi
+
 # pyright runs on Node.js; without it the pyright package would try to download
 # a Node.js build of its own, which fails without network.
 NODE ?= node
@@ -89,7 +111,7 @@ node:
 
 # What `make test` needs besides PyPI, checked in its first second, before a
 # venv is made or anything long runs.
-prerequisites: python node browser
+prerequisites: python node browser servers
 
 lit: $(STAMP)
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/lit -sv tests/filecheck
