@@ -67,16 +67,22 @@ CONFIGS: dict[str, Callable[[PassManager], None]] = {
 
 
 def one_run(
-    module: ir.ModuleOp, ctx: ir.Context, configure: Callable[[PassManager], None]
+    module: ir.ModuleOp,
+    ctx: ir.Context,
+    configure: Callable[[PassManager], None],
+    pipeline: str = PIPELINE,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> float:
+    """`pipeline` on a fresh copy of `module`, configured by `configure`: the
+    `clock` time of the run alone."""
     pm = PassManager(context=ctx)
-    pm.assign(parse_pass_pipeline(PIPELINE))
+    pm.assign(parse_pass_pipeline(pipeline))
     configure(pm)
     copy = ir.clone(module)
     gc.collect()
-    start = time.perf_counter()
+    start = clock()
     pm.run(copy)
-    return time.perf_counter() - start
+    return clock() - start
 
 
 def main() -> None:

@@ -3,13 +3,13 @@
 One generated module (1,000 functions of ~20 arith ops by default, each
 calling a private helper that the inliner inlines and symbol-dce erases) runs
 `inline,func.func(canonicalize,cse,loop-invariant-code-motion),symbol-dce` —
-five passes — on fresh copies, in one process, alternating round by round (CPU time of
-the process, which a loaded machine disturbs less than wall time):
+five passes — on fresh copies, in one process, alternating round by round:
 bare, with `enable_ir_history` (the history written to a temporary file), and
-with `enable_report` (the HTML run report) as the peer. Then the history file's
-size against the input's, and the time of `passflow-history FILE @f500`
-(whole process) and of the same query in process, and the report's first
-paint in Chromium. Run:
+with `enable_report` (the HTML run report) as the peer, each by the CPU time
+of the process (which a loaded machine disturbs less than wall time). Then the
+history file's size against the input's, the time of `passflow-history FILE
+@f500` (the middle function; whole process) and of the same query in
+process, and the report's first paint in Chromium. Run:
 
     .venv/bin/python bench/ir_history.py [--functions N] [--rounds N]
 """
@@ -17,7 +17,6 @@ paint in Chromium. Run:
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import resource
 import statistics
@@ -28,9 +27,9 @@ import time
 from collections.abc import Callable
 
 from passflow import HistoryFile, PassManager, ir, register_all_passes
-from passflow.pipeline_text import parse_pass_pipeline
 
 sys.path.insert(0, os.path.dirname(__file__))
+import instrumentation
 from opt_vs_xdsl import function_text
 
 PIPELINE = (
@@ -61,14 +60,8 @@ def module_text(functions: int) -> str:
 def one_run(
     module: ir.ModuleOp, ctx: ir.Context, configure: Callable[[PassManager], None]
 ) -> float:
-    pm = PassManager(context=ctx)
-    pm.assign(parse_pass_pipeline(PIPELINE))
-    configure(pm)
-    copy = ir.clone(module)
-    gc.collect()
-    start = time.process_time()
-    pm.run(copy)
-    return time.process_time() - start
+    """The CPU time of the five passes on a fresh copy of `module`."""
+    return instrumentation.one_run(module, ctx, configure, PIPELINE, time.process_time)
 
 
 def main() -> None:
@@ -108,11 +101,12 @@ def main() -> None:
     )
     start = time.perf_counter()
     history = HistoryFile(history_path)
-    changes = history.changes("@f500")
+    middle = f"@f{args.functions // 2}"
+    changes = history.changes(middle)
     diffs = [change.diff() for change in changes]
     in_process = time.perf_counter() - start
     history.close()
-    query = [sys.executable, "-m", "passflow.tools.history", history_path, "@f500"]
+    query = [sys.executable, "-m", "passflow.tools.history", history_path, middle]
     walls: list[float] = []
     cpus: list[float] = []
     for _ in range(5):
@@ -129,7 +123,7 @@ def main() -> None:
             f"Chromium {first_paint(report):.2f} s (median of 3)"
         )
     print(
-        f"query @f500: {len(changes)} changes, {sum(len(d) for d in diffs)} "
+        f"query {middle}: {len(changes)} changes, {sum(len(d) for d in diffs)} "
         f"characters of diff; in process {in_process * 1e3:.1f} ms, "
         f"passflow-history (whole process, median of 5) "
         f"{statistics.median(walls) * 1e3:.0f} ms wall, "
