@@ -309,7 +309,7 @@ def test_schedule_checks_on_ops_matched_by_name(parse: Parse) -> None:
     pm = PassManager()
     pm.nest("arith.constant").add(Record())
     assert run_errors(pm, module) == [
-        "input.mlir:1:1: error: 'arith.constant' op trying to schedule a pass on an "
+        "input.mlir:1:6: error: 'arith.constant' op trying to schedule a pass on an "
         "operation not marked as 'IsolatedFromAbove'"
     ]
     assert Record.log == []

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from xdsl.transforms import get_all_passes
 
-from passflow.tools import opt
 from passflow.tools.pass_doc import generate_markdown, main, pass_groups, pass_help
 from passflow.tools.xdsl_summaries import FROM_XDSL, WRITTEN, docstring_summary
 from passflow.xdsl_passes import xdsl_pass_names
@@ -19,8 +18,24 @@ from passflow.xdsl_passes import xdsl_pass_names
 DOC = Path(__file__).resolve().parent.parent / "docs" / "passes.md"
 
 
+def _fresh(code: str, **env: str) -> str:
+    """What `code` prints in a fresh interpreter: the registry holds passflow's
+    passes only, not the plugins other tests in this process loaded."""
+    import os
+
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, **env},
+    )
+    return done.stdout
+
+
 def test_docs_passes_md_is_current() -> None:
-    assert DOC.read_text() == generate_markdown(), (
+    generated = _fresh("from passflow.tools.pass_doc import main; main([])")
+    assert DOC.read_text() == generated, (
         "docs/passes.md is stale: run `.venv/bin/passflow-doc > docs/passes.md`"
     )
 
@@ -59,7 +74,11 @@ def test_help_groups_every_registered_pass() -> None:
 
 @pytest.mark.parametrize("width", [60, 100])
 def test_help_is_wrapped_to_the_width(width: int) -> None:
-    text = pass_help(width)
+    text = _fresh(
+        "from passflow import register_all_passes\n"
+        "from passflow.tools.pass_doc import pass_help\n"
+        f"register_all_passes(); print(pass_help({width}), end='')"
+    )
     lines = text.splitlines()
     too_long = [
         line for line in lines if len(line) > width and " " in line.strip()[:width]
@@ -69,12 +88,12 @@ def test_help_is_wrapped_to_the_width(width: int) -> None:
     assert lines[0] == "passflow's passes and pipelines:"
 
 
-def test_list_passes_shows_groups_and_summaries(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("COLUMNS", "100")
-    assert opt.main(["--list-passes"]) == 0
-    out = capsys.readouterr().out
+def test_list_passes_shows_groups_and_summaries() -> None:
+    out = _fresh(
+        "import sys\nfrom passflow.tools import opt\n"
+        "sys.exit(opt.main(['--list-passes']))",
+        COLUMNS="100",
+    )
     titles = [line for line in out.splitlines() if line and not line.startswith(" ")]
     assert titles == [
         "passflow's passes and pipelines:",

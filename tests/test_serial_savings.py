@@ -86,7 +86,7 @@ def test_a_changed_property_is_checked_again(parse: Parse) -> None:
     assert ir.verify(module) is None
     _add_of(module).properties["overflowFlags"] = builtin.StringAttr("wrap")
     assert str(ir.verify(module)) == (
-        "input.mlir:2:3: error: 'arith.addi' op \"wrap\" should be of base "
+        "input.mlir:2:8: error: 'arith.addi' op \"wrap\" should be of base "
         "attribute arith.overflow"
     )
 

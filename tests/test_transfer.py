@@ -60,7 +60,7 @@ def test_decoded_ops_are_located_where_the_originals_were_parsed(
     copy = _round_trip(function, ctx, shared)
     expected = [str(ir.location(op)) for op in function.walk()]
     assert [str(ir.location(op)) for op in copy.walk()] == expected
-    assert expected[:2] == ["in.mlir:1:1", "in.mlir:2:3"]
+    assert expected[:2] == ["in.mlir:1:1", "in.mlir:2:8"]
 
 
 def test_a_file_sent_once_locates_the_ops_of_another_process(ctx: ir.Context) -> None:

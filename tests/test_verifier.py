@@ -48,10 +48,10 @@ def test_a_use_before_its_definition_in_a_block(parse: Parse) -> None:
     problem = verifier.verify(module)
     assert problem is not None
     assert problem.message == "operand #0 does not dominate this use"
-    assert str(problem.location) == "input.mlir:2:3"
+    assert str(problem.location) == "input.mlir:2:8"  # the op's name, as MLIR
     (note,) = [n for n in problem.notes if n.message.startswith("operand")]
     assert note.message == "operand defined here (op in the same block)"
-    assert str(note.location) == "input.mlir:3:3"
+    assert str(note.location) == "input.mlir:3:8"
 
 
 def test_graph_regions_and_unreachable_blocks_need_no_dominance(parse: Parse) -> None:

@@ -213,7 +213,11 @@ class PassManager(OpPassManager):
             )
         config = config.with_print_knobs(
             large_elements_limit,
-            large_resource_limit,
+            # MLIR's Python binding: the elements limit elides resources too
+            # unless a resource limit of its own is given.
+            large_resource_limit
+            if large_resource_limit is not None
+            else large_elements_limit,
             enable_debug_info,
             print_generic_op_form,
         )

@@ -261,8 +261,9 @@ def _maintained_cache(args: argparse.Namespace) -> ResultCache | None:
 def cache_salt(inv: Invocation) -> str:
     """What the output depends on besides the text and the code: every flag
     but those that choose files and executors (the pipeline's text among
-    them), the individual pass flags, and the text of the IRDL file the
-    command line loads (a dialect changes what the input parses to)."""
+    them), the individual pass flags, and the text of the IRDL file and of
+    each `xDSLOptMain` subclass's file the command line loads (the dialects
+    they register change what the input parses to)."""
     import hashlib  # for a run with the cache only
 
     args = inv.args
@@ -273,14 +274,25 @@ def cache_salt(inv: Invocation) -> str:
         if name not in _NOT_IN_THE_KEY
     )
     # A plugin's code is in the key as code (`passflow.cache.code`); an IRDL
-    # file is data the input is parsed with.
-    irdl = _source_text(args.irdl_file) if args.irdl_file else ""
-    key = repr((settings, pass_flags, irdl))
+    # file and an xDSLOptMain subclass's dialects shape how the input parses.
+    parsed_with = [args.irdl_file] if args.irdl_file else []
+    parsed_with += [_opt_main_file(spec) for spec in inv.plugins.opt_mains]
+    key = repr((settings, pass_flags, [_source_text(path) for path in parsed_with]))
     return hashlib.sha256(key.encode()).hexdigest()
 
 
+def _opt_main_file(spec: str) -> str:
+    """The file of an `xDSLOptMain` subclass named `file.py:Class` or
+    `module:Class` (a module's file once it is imported)."""
+    head = spec.rpartition(":")[0] or spec
+    if head.endswith(".py"):
+        return head
+    module = sys.modules.get(head)
+    return str(getattr(module, "__file__", None) or head)
+
+
 def _source_text(path: str) -> str:
-    """The text of the IRDL file `path`."""
+    """The text of the file `path` (an IRDL file, a plugin's source)."""
     try:
         with open(path, encoding="utf-8", errors="replace") as stream:
             return stream.read()

@@ -35,7 +35,7 @@ from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 import passflow
-from passflow import verifier
+from passflow import ir
 from passflow.all_passes import register_all_passes
 from passflow.diagnostics import UNKNOWN_LOCATION, Diagnostic, PassPipelineError
 from passflow.instrumentation import PassInstrumentation
@@ -115,7 +115,7 @@ class _BetweenPasses(PassInstrumentation):
                 self.failure = err
                 pass_.signal_pass_failure()
                 return
-            self.diagnostic = verifier.verify(op)
+            self.diagnostic = ir.verify(op)
             if self.diagnostic is not None:
                 pass_.signal_pass_failure()
                 return
@@ -193,7 +193,7 @@ class PassflowXDSLOptMain(xDSLOptMain):
         is raised as xdsl-opt would raise it."""
         if not self.args.disable_verify:
             prog.verify()
-            problem = verifier.verify(prog)
+            problem = ir.verify(prog)
             if problem is not None:
                 _raise_marked(PassflowDiagnostics([problem]))
         if not self.passes:
