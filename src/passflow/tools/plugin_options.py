@@ -148,8 +148,8 @@ def register_for(plugins: CommandLinePlugins) -> None:
                     f"Failed to load {what} '{spec}': {type(cause).__name__}: "
                     f"{cause}\nnote: "
                     + (
-                        "name an xDSLOptMain subclass, as 'package.module:MyOptMain' "
-                        "or 'file.py:MyOptMain'"
+                        "--load-xdsl-opt-main takes a subclass of xDSL's xDSLOptMain "
+                        "(xdsl.xdsl_opt_main)"
                         if opt_main
                         else "a plugin is a Python file (FILE.py) or an importable "
                         "module"

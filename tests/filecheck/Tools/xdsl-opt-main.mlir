@@ -11,8 +11,8 @@
 // LIST: Passes and pipelines of plugin {{.*}}xdsl_project_opt.py:ToyOptMain:
 // LIST-NEXT:   toy-fuse-doubles {{ +}}Fuse `toy.double(toy.double(x))` into `toy.quad(x)`.
 
-// NOTONE: passflow-opt: Failed to load the xDSLOptMain subclass '{{.*}}xdsl_project_opt.py:DoubleOp'. Request ignored.
-// NOTONE-NEXT: note: RegistrationError: '{{.*}}:DoubleOp' is the class DoubleOp, not an xDSLOptMain subclass; fix: name the class, as 'package.module:MyOptMain' or 'file.py:MyOptMain'
+// NOTONE: passflow-opt: Failed to load the xDSLOptMain subclass '{{.*}}xdsl_project_opt.py:DoubleOp': RegistrationError: '{{.*}}:DoubleOp' is the class DoubleOp, not an xDSLOptMain subclass; fix: name the class, as 'package.module:MyOptMain' or 'file.py:MyOptMain'
+// NOTONE-NEXT: note: --load-xdsl-opt-main takes a subclass of xDSL's xDSLOptMain (xdsl.xdsl_opt_main), loaded before the run starts
 
 // WITHOUT: error: operation being parsed with an unregistered dialect
 
