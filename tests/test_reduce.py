@@ -34,23 +34,6 @@ PASSFLOW_OPT = Path(sys.executable).parent / "passflow-opt"
 SETTINGS = RunSettings()
 
 
-def test_the_seeded_crash_in_1000_functions_reduces_to_one_function_and_pass() -> None:
-    current = parse_input(seeded_module(1000, culprit=637), "big.mlir")
-    test = default_test(Candidate(ir.clone(current.top), PIPELINE), SETTINGS)
-    assert test == PassCrash("TestPassCrashOnOp", "RuntimeError", SETTINGS)
-    reduction = Reducer(test, jobs=2).reduce(current, PIPELINE, "big.mlir")
-    assert reduction.candidate.pipeline == (
-        f"builtin.module(func.func(test-pass-crash-on-op{{op={CRASHING_OP}}}))"
-    )
-    assert (reduction.original.top_level_ops, reduction.original.ops) == (1000, 21000)
-    assert reduction.reduced.passes == 1
-    assert reduction.reduced.top_level_ops == 1
-    assert reduction.reduced.ops is not None and reduction.reduced.ops <= 5
-    text = reduction.candidate.text()
-    assert "@f637" in text and CRASHING_OP in text
-    assert reduction.removed_passes == ["canonicalize", "cse", "canonicalize"]
-
-
 def test_ops_are_erased_with_results_forwarded_to_operands_or_arguments() -> None:
     current = parse_input(seeded_module(1, culprit=0, ops=6), "one.mlir")
     test = PassCrash("TestPassCrashOnOp", settings=SETTINGS)

@@ -57,6 +57,37 @@ def test_a_crash_reproducer_reduces_to_one_that_replays(crash_reproducer: Path) 
     assert "pass 'TestPassCrashOnOp' crashed on 'func.func' op" in replay.stderr
 
 
+def test_the_seeded_crash_in_250_functions_reduces_to_one_function_and_pass(
+    tmp_path: Path,
+) -> None:
+    # In a process of its own, as users run it (a trial forks the process, and
+    # a test worker's heap would make every fork the cost); bench/reduce.py
+    # reduces the same bug in 1,000 functions.
+    (tmp_path / "big.mlir").write_text(seeded_module(250, culprit=187))
+    reduced = run(REDUCE, "big.mlir", "-p", PIPELINE, "-j", "2", cwd=tmp_path)
+    assert reduced.returncode == 0, reduced.stderr
+    assert reduced.stderr.splitlines()[:3] == [
+        "passflow-reduce: kept: a crash of pass 'TestPassCrashOnOp' with RuntimeError",
+        "passflow-reduce: reduced: 4 passes, 250 top-level ops, 5250 ops"
+        " -> 1 pass, 1 top-level op, 3 ops",
+        "passflow-reduce: removed passes: canonicalize, cse, canonicalize",
+    ]
+    body = reduced.stdout.split("{-#")[0].splitlines()[1:]
+    assert body == [
+        "builtin.module {",
+        "  func.func @f187(%a: i32, %c: i32) -> i32 {",
+        f"    %v9 = {CRASHING_OP} %a, %c : i32",
+        "    func.return %v9 : i32",
+        "  }",
+        "}",
+        "",
+    ]
+    assert (
+        f'pipeline: "builtin.module(func.func(test-pass-crash-on-op{{op={CRASHING_OP}}}))"'
+        in reduced.stdout
+    )
+
+
 def test_the_reduced_reproducer_goes_to_stdout_by_default(
     crash_reproducer: Path,
 ) -> None:

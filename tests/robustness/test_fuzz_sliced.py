@@ -56,11 +56,13 @@ SLICED_DEADLINE = timedelta(seconds=60)
 """Each example runs passflow-opt six times: a loaded machine may take more
 than the suite's usual deadline (hangs are still caught by `time_bound`)."""
 
-SLICED_LONG_FACTOR = 10.0
-"""`make fuzz` runs 10 times its scale here: 100 x 20 x 10 valid inputs,
-each through the three pipelines and twice through the cache, and 75 x 20 x
-10 near misses through the three pipelines: 145,000 comparisons. `make test`
-runs 725 of them (each example runs passflow-opt six times, the slowest
+VALID_EXAMPLES = 40
+NEAR_MISS_EXAMPLES = 30
+SLICED_LONG_FACTOR = 25.0
+"""`make fuzz` runs 25 times its scale here: 40 x 20 x 25 valid inputs,
+each through the three pipelines and twice through the cache, and 30 x 20 x
+25 near misses through the three pipelines: 145,000 comparisons. `make test`
+runs 290 of them (each example runs passflow-opt six times, the slowest
 examples of the suite: more would keep it from ten minutes)."""
 
 PIPELINES = [
@@ -140,7 +142,7 @@ def test_valid_spellings_run_the_same_sliced_and_whole() -> None:
         path = Path(directory) / "in.mlir"
 
         @settings(
-            fuzz_settings(100, long_factor=SLICED_LONG_FACTOR),
+            fuzz_settings(VALID_EXAMPLES, long_factor=SLICED_LONG_FACTOR),
             deadline=SLICED_DEADLINE,
         )
         @given(modules())
@@ -159,7 +161,7 @@ def test_near_misses_run_the_same_sliced_and_whole() -> None:
         path = Path(directory) / "in.mlir"
 
         @settings(
-            fuzz_settings(75, long_factor=SLICED_LONG_FACTOR),
+            fuzz_settings(NEAR_MISS_EXAMPLES, long_factor=SLICED_LONG_FACTOR),
             deadline=SLICED_DEADLINE,
         )
         @given(near_misses())
@@ -170,10 +172,10 @@ def test_near_misses_run_the_same_sliced_and_whole() -> None:
     assert seen["sliced"] > 0, seen
 
 
-EDIT_EXAMPLES = 200
+EDIT_EXAMPLES = 50
 """Edited modules in `make test`; `make fuzz` runs 10,000 (`EDIT_LONG_FACTOR`)."""
 
-EDIT_LONG_FACTOR = 2.5
+EDIT_LONG_FACTOR = 10.0
 
 EDIT_PIPELINES = [
     "builtin.module(func.func({tag}canonicalize{options},cse))",
