@@ -46,8 +46,11 @@ def process_pool() -> Iterator[ProcessPoolExecutor]:
     pool.shutdown()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def dask_client() -> Iterator[object]:
+    """A local Dask cluster for one test file: its event loop's threads stop
+    with the file, instead of running beside every later test (and moving
+    `random`'s state under Hypothesis's draws)."""
     distributed = pytest.importorskip("distributed")
     cluster = distributed.LocalCluster(
         n_workers=2,
