@@ -13,6 +13,7 @@ from __future__ import annotations
 import http.server
 import os
 import socket
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -187,6 +188,25 @@ def test_a_remote_that_is_down_costs_one_note(
         f"passflow-opt: note: the remote cache '{down}' failed ("
     )
     assert lines[0].endswith("): going on without it")
+
+
+def test_a_redis_remote_that_is_down_loads_no_client(
+    tmp_path: Path, key_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The client (a tenth of a second to import) loads only once the server
+    took a connection: with `redis` unimportable, a dead server's note is
+    the refused connection's."""
+    monkeypatch.setitem(sys.modules, "redis", None)
+    source = tmp_path / "input.mlir"
+    source.write_text(module(3))
+    down = f"redis://127.0.0.1:{free_port()}/0"
+    status, _, err = _run(
+        source, tmp_path / "c", f"--cache-remote={down}",
+        f"--cache-remote-key-file={key_file}",
+    )  # fmt: skip
+    assert status == 0
+    assert f"the remote cache '{down}' failed (" in err
+    assert "Connection refused" in err and "redis" not in err.replace(down, "")
 
 
 def test_the_key_file_must_be_yours_alone_and_long_enough(tmp_path: Path) -> None:

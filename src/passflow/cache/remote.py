@@ -22,7 +22,8 @@ written. An entry that fails its check is a miss (counted, one note), never
 output; what is read is JSON data, decoded by the store, never code.
 
 **Bounded.** Each request has a connect and a read timeout
-(`CONNECT_TIMEOUT`, `READ_TIMEOUT`); the first failure (down, slow, refused,
+(`CONNECT_TIMEOUT`, `READ_TIMEOUT`), and the Redis client loads only once
+its server took a connection; the first failure (down, slow, refused,
 garbage) costs one note and turns the remote off for the rest of the run, so a
 dead remote costs at most one timeout, and the run goes on with the local
 cache.
@@ -35,6 +36,7 @@ import hashlib
 import hmac
 import os
 import re
+import socket
 import stat
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -124,6 +126,21 @@ def read_key_file(path: str) -> bytes:
     return data
 
 
+def _reachable(url: str) -> None:
+    """Raise `OSError` unless the Redis server `url` names takes a connection
+    within `CONNECT_TIMEOUT`: a server that is down costs no import of the
+    client (a tenth of a second, most of it the asyncio it loads)."""
+    parts = urlsplit(url)
+    if parts.scheme == "unix":
+        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        probe.settimeout(CONNECT_TIMEOUT)
+        with probe:
+            probe.connect(parts.path)
+        return
+    address = (parts.hostname or "localhost", parts.port or 6379)
+    socket.create_connection(address, timeout=CONNECT_TIMEOUT).close()
+
+
 @dataclass
 class RedisStore:
     """A Redis server: each name one string value under `passflow:1:`."""
@@ -131,7 +148,8 @@ class RedisStore:
     url: str
 
     def __post_init__(self) -> None:
-        import redis  # only when a redis remote is asked for
+        _reachable(self.url)
+        import redis  # only when a redis remote is asked for, and answers
 
         connect = cast("Callable[..., redis.Redis]", redis.Redis.from_url)  # pyright: ignore[reportUnknownMemberType]
         self._redis = connect(
