@@ -23,7 +23,13 @@ from remote_servers import free_port, http_cache, redis_server
 from test_cache import tool
 from test_sliced import module
 
-from passflow.cache.remote import RedisStore, RemoteError, read_key_file
+from passflow.cache.remote import (
+    HttpStore,
+    RedisStore,
+    RemoteError,
+    RemoteTier,
+    read_key_file,
+)
 
 PIPELINE = "builtin.module(func.func(canonicalize,cse))"
 
@@ -289,3 +295,35 @@ def test_a_remote_that_answers_garbage_or_nothing_is_never_printed(
     assert (status, out) == plain[:2]
     assert err.count("\n") == 1
     assert err.startswith(f"passflow-opt: note: the remote cache '{url}' failed (")
+
+
+def test_an_http_lookup_is_one_get_of_the_record_and_its_entry(
+    http_url: str, tmp_path: Path
+) -> None:
+    """Written: the entry under `/cas/` and, under `/ac/`, its signed record
+    followed by it; read: one `GET` of `/ac/` (a record alone, as an older
+    writer left it, sends the lookup on to `/cas/`)."""
+    secret = b"0123456789abcdef-the-team-key"
+    entries = {f"key{i}": f'{{"entry":{i}}}' for i in range(3)}
+    writer = HttpStore(http_url)
+    RemoteTier(lambda: writer, secret, url=http_url).publish(entries)
+    store = tmp_path / "nginx" / "store" / "team"
+    assert len(list((store / "ac").iterdir())) == len(list((store / "cas").iterdir()))
+    log = tmp_path / "nginx" / "access.log"
+
+    def requested() -> list[str]:
+        lines = log.read_text().splitlines()
+        log.write_text("")
+        return sorted(line.split('"')[1].split("/")[2] for line in lines)
+
+    requested()
+    reader = HttpStore(http_url)
+    tier = RemoteTier(lambda: reader, secret, url=http_url)
+    assert tier.fetch(list(entries)) == entries
+    assert requested() == ["ac"] * 3
+    for record in (store / "ac").iterdir():  # the records alone
+        record.write_bytes(record.read_bytes().partition(b"\n")[0] + b"\n")
+    assert tier.fetch(list(entries)) == entries
+    assert requested() == ["ac"] * 3 + ["cas"] * 3
+    writer.close()
+    reader.close()

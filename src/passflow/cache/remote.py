@@ -8,9 +8,10 @@ Two backends, both servers people already run:
   `passflow:1:<sha256 of the key>`; a lookup of many keys is one `MGET`;
 - an **HTTP cache** (`http://host:port/prefix`, `https://...`) in the layout
   bazel-remote and ccache's HTTP storage use: the entry's bytes under
-  `/cas/<their sha256>`, and a signed pointer to them under
-  `/ac/<sha256 of the key>` (`GET` and `PUT`; an nginx WebDAV location
-  serves it too).
+  `/cas/<their sha256>`, and under `/ac/<sha256 of the key>` a signed record
+  of them followed by the bytes, so that a lookup is one `GET` (as ccache
+  keeps a result under `/ac/`); a record alone sends the lookup on to `/cas/`
+  (`GET` and `PUT`; an nginx WebDAV location serves it too).
 
 **Trust.** Whoever can write to the remote can put anything there, so an entry
 is read only when it carries an HMAC-SHA256, under the team's shared key, of
@@ -252,16 +253,19 @@ class HttpStore:
         return None
 
     def _get(self, name: str) -> tuple[str, bytes | None]:
-        record = self._request("GET", f"/ac/{name}")
-        if record is None:
+        value = self._request("GET", f"/ac/{name}")
+        if value is None:
             return name, None
+        record, _, content = value.partition(b"\n")
         match = _AC_RECORD.match(record)
         if match is None:
-            return name, record  # the tier refuses it, and says so
+            return name, value  # the tier refuses it, and says so
+        if content:
+            return name, value  # the entry beside its record: one request
         content = self._request("GET", f"/cas/{match.group(1).decode()}")
         if content is None:
             return name, None
-        return name, record.rstrip(b"\n") + b"\n" + content
+        return name, record + b"\n" + content
 
     def get_many(self, names: Sequence[str]) -> dict[str, bytes]:
         found: dict[str, bytes] = {}
@@ -276,7 +280,7 @@ class HttpStore:
         match = _AC_RECORD.match(record)
         assert match is not None
         self._request("PUT", f"/cas/{match.group(1).decode()}", content)
-        self._request("PUT", f"/ac/{name}", record + b"\n")
+        self._request("PUT", f"/ac/{name}", value)
 
     def put_many(self, items: Mapping[str, bytes]) -> None:
         list(self._pool.map(self._put, items.items()))
