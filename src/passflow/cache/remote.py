@@ -269,10 +269,19 @@ class HttpStore:
 
     def get_many(self, names: Sequence[str]) -> dict[str, bytes]:
         found: dict[str, bytes] = {}
-        for name, value in self._pool.map(self._get, names):
-            if value is not None:
-                found[name] = value
+        for answers in self._pool.map(self._get_each, self._shares(names)):
+            for name, value in answers:
+                if value is not None:
+                    found[name] = value
         return found
+
+    def _get_each(self, names: Sequence[str]) -> list[tuple[str, bytes | None]]:
+        return [self._get(name) for name in names]
+
+    def _shares(self, names: Sequence[str]) -> list[Sequence[str]]:
+        """`names` cut into one share per connection: a task per connection
+        rather than per name (the pool's own cost is per task)."""
+        return [names[i :: self.connections] for i in range(self.connections)]
 
     def _put(self, item: tuple[str, bytes]) -> None:
         name, value = item
