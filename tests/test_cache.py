@@ -156,6 +156,17 @@ def test_a_warm_run_runs_only_what_changed(tmp_path: Path) -> None:
     assert stats(cache)["misses"] == 41  # the edited function, nothing else
 
 
+def _cold_run(tmp_path: Path, functions: int) -> tuple[Path, Path, list[str]]:
+    """A cold cached run of `module(functions)`: the cache, the input, and
+    the command line to run it again."""
+    cache = tmp_path / "cache"
+    path = tmp_path / "input.mlir"
+    path.write_text(module(functions))
+    argv = [str(path), "-p", PIPELINES[0], f"--cache={cache}"]
+    tool(argv)
+    return cache, path, argv
+
+
 @pytest.mark.usefixtures("in_process")
 def test_a_full_run_takes_over_what_the_warm_path_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -163,11 +174,7 @@ def test_a_full_run_takes_over_what_the_warm_path_read(
     """After one function was edited, the warm path misses and the full run
     goes on with its work: the text is scanned once, the keys computed once
     and each stored entry decoded once."""
-    cache = tmp_path / "cache"
-    path = tmp_path / "input.mlir"
-    path.write_text(module(20))
-    argv = [str(path), "-p", PIPELINES[0], f"--cache={cache}"]
-    tool(argv)
+    cache, path, argv = _cold_run(tmp_path, 20)
     edited = module(20).replace("arith.constant 0", "arith.constant 7", 1)
     path.write_text(edited)
     plain = tool([str(path), "-p", PIPELINES[0], "--mlir-disable-threading"])
@@ -194,11 +201,7 @@ def test_a_hit_renews_only_a_use_time_an_hour_old(tmp_path: Path) -> None:
     """Eviction needs the order of use to the hour (`RENEW_AFTER`): a warm
     run rewrites the use time of the entries last used longer ago, and
     leaves the others as they are."""
-    cache = tmp_path / "cache"
-    path = tmp_path / "input.mlir"
-    path.write_text(module(10))
-    argv = [str(path), "-p", PIPELINES[0], f"--cache={cache}"]
-    tool(argv)
+    cache, _, argv = _cold_run(tmp_path, 10)
     with contextlib.closing(sqlite3.connect(cache / "results.sqlite3")) as db:
         db.execute("UPDATE entries SET used = 1000 WHERE rowid % 2 = 0")
         db.commit()
