@@ -78,7 +78,9 @@ def redis_server(directory: Path) -> Generator[str]:
 
 @contextlib.contextmanager
 def http_cache(directory: Path) -> Generator[str]:
-    """nginx on a loopback port storing what is `PUT` under `/team/`; its URL."""
+    """nginx on a loopback port storing what is `PUT` under `/team/` (in
+    `directory/nginx/store`, each request logged in `directory/nginx/access.log`);
+    its URL."""
     assert os.access(NGINX, os.X_OK), f"{NGINX} is missing: {INSTALL}"
     root = directory / "nginx"
     (root / "store").mkdir(parents=True)
@@ -90,7 +92,8 @@ def http_cache(directory: Path) -> Generator[str]:
     config = root / "nginx.conf"
     config.write_text(
         f"daemon off;\nworker_processes 1;\nuser root;\npid {root}/nginx.pid;\n"
-        f"error_log {root}/error.log;\nevents {{}}\nhttp {{\n  access_log off;\n"
+        f"error_log {root}/error.log;\nevents {{}}\nhttp {{\n"
+        f"  access_log {root}/access.log;\n"
         f"{temp}  server {{\n    listen 127.0.0.1:{port};\n    root {root}/store;\n"
         "    location /team/ {\n      dav_methods PUT;\n"
         "      create_full_put_path on;\n      client_max_body_size 64m;\n"

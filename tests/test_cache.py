@@ -8,14 +8,17 @@ from __future__ import annotations
 import contextlib
 import gc
 import importlib.util
+import json
 import math
 import os
 import sqlite3
 import subprocess
 import sys
 import textwrap
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 from test_sliced import LIT_CORPUS, module, run_tool
@@ -24,13 +27,15 @@ from passflow import OperationPass, PassManager, ir
 from passflow.cache import sources
 from passflow.cache.code import pipeline_code
 from passflow.cache.keys import RunKeys, run_keys
-from passflow.cache.store import CachedPiece, ResultCache, parse_size
+from passflow.cache.store import RENEW_AFTER, CachedPiece, ResultCache, parse_size
 from passflow.executors import ProcessExecutor, make_executor
 from passflow.pipeline_text import parse_pass_pipeline
 from passflow.sliced import SlicedOutcome, run_sliced, scan_slices
 from passflow.sliced.batch import BatchResult, BatchRunner
 from passflow.sliced.plan import SlicePlan
 from passflow.tools import pass_manager_options
+
+T = TypeVar("T")
 
 PIPELINES = [
     "builtin.module(func.func(canonicalize,cse))",
@@ -150,6 +155,79 @@ def test_a_warm_run_runs_only_what_changed(tmp_path: Path) -> None:
     plain = tool([str(path), "-p", PIPELINES[0], "--mlir-disable-threading"])
     assert tool(argv) == plain
     assert stats(cache)["misses"] == 41  # the edited function, nothing else
+
+
+def _cold_run(tmp_path: Path, functions: int) -> tuple[Path, Path, list[str]]:
+    """A cold cached run of `module(functions)`: the cache, the input, and
+    the command line to run it again."""
+    cache = tmp_path / "cache"
+    path = tmp_path / "input.mlir"
+    path.write_text(module(functions))
+    argv = [str(path), "-p", PIPELINES[0], f"--cache={cache}"]
+    tool(argv)
+    return cache, path, argv
+
+
+COUNTING_DRIVER = """
+import contextlib, io, json, sys
+from passflow.cache import keys, store
+from passflow.sliced import scan
+from passflow.tools import opt
+
+calls = {}
+
+def counting(name, real):
+    def count(*args):
+        calls[name] = calls.get(name, 0) + 1
+        return real(*args)
+    return count
+
+scan._scan = counting("scan", scan._scan)
+keys._run_keys = counting("keys", keys._run_keys)
+store.CachedPiece.from_json = staticmethod(counting("decode", store.CachedPiece.from_json))
+with contextlib.redirect_stdout(io.StringIO()):
+    opt.main(sys.argv[1:])
+json.dump(calls, sys.stdout)
+"""
+
+
+@pytest.mark.usefixtures("in_process")
+def test_a_full_run_takes_over_what_the_warm_path_read(tmp_path: Path) -> None:
+    """After one function was edited, the warm path misses and the full run
+    goes on with its work: the text is scanned once, the keys computed once
+    and each stored entry decoded once. (In a process of its own, whose
+    registry holds passflow's passes alone, as passflow-opt's does.)"""
+    cache, path, argv = _cold_run(tmp_path, 20)
+    edited = module(20).replace("arith.constant 0", "arith.constant 7", 1)
+    path.write_text(edited)
+    done = subprocess.run(
+        [sys.executable, "-c", COUNTING_DRIVER, *argv],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    assert json.loads(done.stdout) == {"scan": 1, "keys": 1, "decode": 19}
+    assert stats(cache)["misses"] == 21  # the edited function, nothing else
+
+
+@pytest.mark.usefixtures("in_process")
+def test_a_hit_renews_only_a_use_time_an_hour_old(tmp_path: Path) -> None:
+    """Eviction needs the order of use to the hour (`RENEW_AFTER`): a warm
+    run rewrites the use time of the entries last used longer ago, and
+    leaves the others as they are."""
+    cache, _, argv = _cold_run(tmp_path, 10)
+    with contextlib.closing(sqlite3.connect(cache / "results.sqlite3")) as db:
+        db.execute("UPDATE entries SET used = 1000 WHERE rowid % 2 = 0")
+        db.commit()
+        before = dict(db.execute("SELECT key, used FROM entries").fetchall())
+    assert tool(argv)[0] == 0
+    with contextlib.closing(sqlite3.connect(cache / "results.sqlite3")) as db:
+        after = dict(db.execute("SELECT key, used FROM entries").fetchall())
+    old = {key for key, used in before.items() if used == 1000}
+    assert len(old) == 5 and all(after[key] > time.time() - RENEW_AFTER for key in old)
+    assert all(after[key] == before[key] for key in before.keys() - old)
+    assert stats(cache)["hits"] == 10
 
 
 def _run_keys(text: str, pipeline: str, salt: str) -> RunKeys:

@@ -13,7 +13,9 @@ from __future__ import annotations
 import http.server
 import os
 import socket
+import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,7 +24,13 @@ from remote_servers import free_port, http_cache, redis_server
 from test_cache import tool
 from test_sliced import module
 
-from passflow.cache.remote import RedisStore, RemoteError, read_key_file
+from passflow.cache.remote import (
+    HttpStore,
+    RedisStore,
+    RemoteError,
+    RemoteTier,
+    read_key_file,
+)
 
 PIPELINE = "builtin.module(func.func(canonicalize,cse))"
 
@@ -189,6 +197,25 @@ def test_a_remote_that_is_down_costs_one_note(
     assert lines[0].endswith("): going on without it")
 
 
+def test_a_redis_remote_that_is_down_loads_no_client(
+    tmp_path: Path, key_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The client (a tenth of a second to import) loads only once the server
+    took a connection: with `redis` unimportable, a dead server's note is
+    the refused connection's."""
+    monkeypatch.setitem(sys.modules, "redis", None)
+    source = tmp_path / "input.mlir"
+    source.write_text(module(3))
+    down = f"redis://127.0.0.1:{free_port()}/0"
+    status, _, err = _run(
+        source, tmp_path / "c", f"--cache-remote={down}",
+        f"--cache-remote-key-file={key_file}",
+    )  # fmt: skip
+    assert status == 0
+    assert f"the remote cache '{down}' failed (" in err
+    assert "Connection refused" in err and "redis" not in err.replace(down, "")
+
+
 def test_the_key_file_must_be_yours_alone_and_long_enough(tmp_path: Path) -> None:
     path = tmp_path / "k"
     path.write_text("0123456789abcdef-long-enough")
@@ -269,3 +296,40 @@ def test_a_remote_that_answers_garbage_or_nothing_is_never_printed(
     assert (status, out) == plain[:2]
     assert err.count("\n") == 1
     assert err.startswith(f"passflow-opt: note: the remote cache '{url}' failed (")
+
+
+def test_an_http_lookup_is_one_get_of_the_record_and_its_entry(
+    http_url: str, tmp_path: Path
+) -> None:
+    """Written: the entry under `/cas/` and, under `/ac/`, its signed record
+    followed by it; read: one `GET` of `/ac/` (a record alone, as an older
+    writer left it, sends the lookup on to `/cas/`)."""
+    secret = b"0123456789abcdef-the-team-key"
+    entries = {f"key{i}": f'{{"entry":{i}}}' for i in range(3)}
+    writer = HttpStore(http_url)
+    RemoteTier(lambda: writer, secret, url=http_url).publish(entries)
+    store = tmp_path / "nginx" / "store" / "team"
+    assert len(list((store / "ac").iterdir())) == len(list((store / "cas").iterdir()))
+    log = tmp_path / "nginx" / "access.log"
+
+    def gets(count: int) -> list[str]:
+        """Where the `GET`s nginx logged went, once `count` are logged (it
+        logs a request as it ends, maybe after the client has its answer)."""
+        lines: list[str] = []
+        for _ in range(100):
+            lines = [line for line in log.read_text().splitlines() if '"GET ' in line]
+            if len(lines) >= count:
+                break
+            time.sleep(0.05)
+        return sorted(line.split('"')[1].split("/")[2] for line in lines)
+
+    reader = HttpStore(http_url)
+    tier = RemoteTier(lambda: reader, secret, url=http_url)
+    assert tier.fetch(list(entries)) == entries
+    assert gets(3) == ["ac"] * 3
+    for record in (store / "ac").iterdir():  # the records alone
+        record.write_bytes(record.read_bytes().partition(b"\n")[0] + b"\n")
+    assert tier.fetch(list(entries)) == entries
+    assert gets(9) == ["ac"] * 6 + ["cas"] * 3
+    writer.close()
+    reader.close()

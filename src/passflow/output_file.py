@@ -21,7 +21,6 @@ import contextlib
 import os
 import stat
 import sys
-import tempfile
 from collections.abc import Generator
 from typing import IO, Any, TextIO, cast
 
@@ -100,6 +99,8 @@ def _committed(path: str, mode: str, encoding: str | None) -> Generator[IO[Any]]
         except OSError as err:
             raise OutputFileError(path, err.strerror or str(err)) from None
         return
+    import tempfile  # a regular file only: stdout and devices do without it
+
     target = os.path.realpath(path)
     try:
         fd, temp = tempfile.mkstemp(

@@ -35,7 +35,7 @@ from passflow.cache.sources import (
     digest,
 )
 
-__all__ = ["CACHE_FORMAT", "RunKeys", "ScannedText", "run_keys"]
+__all__ = ["CACHE_FORMAT", "KeyInputs", "KeyMemo", "RunKeys", "ScannedText", "run_keys"]
 
 CACHE_FORMAT = 4
 """Changes when what a key covers or an entry holds changes."""
@@ -56,7 +56,14 @@ class _Piece(Protocol):
 
 class ScannedText(Protocol):
     """What the keys read of a module's text cut into its top-level ops
-    (`passflow.sliced.scan.SourceSlices`)."""
+    (`passflow.sliced.scan.SourceSlices`): the `text` cut, from its
+    `first_line`, and the cut."""
+
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def first_line(self) -> int: ...
 
     @property
     def shell_text(self) -> _Text: ...
@@ -85,8 +92,21 @@ class RunKeys:
     anchors: tuple[str, ...]
 
 
+KeyInputs = tuple[PipelineCode, str, str, str, int]
+"""What `run_keys` computes a run's keys from besides the store: the code,
+the file's name, the salt, and the text scanned with its first line (the
+scan is a function of these two)."""
+
+
+class KeyMemo(StampMemo, Protocol):
+    """A `StampMemo` that also remembers the keys `run_keys` computed while
+    it is open (the result cache's store, which serves one run)."""
+
+    computed_keys: dict[KeyInputs, RunKeys]
+
+
 def run_keys(
-    memo: StampMemo | None,
+    memo: KeyMemo | None,
     code: PipelineCode,
     name: str,
     slices: ScannedText,
@@ -94,7 +114,25 @@ def run_keys(
 ) -> RunKeys:
     """The keys of a run of the pipeline `code` stands for on the module
     `slices` cut (from the file `name`), with what else the output depends
-    on in `salt`; `memo` remembers the digests of the code's files."""
+    on in `salt`; `memo` remembers the digests of the code's files, and the
+    keys computed while it is open (a full run that takes over from the warm
+    path computes none again)."""
+    if memo is None:
+        return _run_keys(None, code, name, slices, salt)
+    inputs = (code, name, salt, slices.text, slices.first_line)
+    found = memo.computed_keys.get(inputs)
+    if found is None:
+        found = memo.computed_keys[inputs] = _run_keys(memo, code, name, slices, salt)
+    return found
+
+
+def _run_keys(
+    memo: StampMemo | None,
+    code: PipelineCode,
+    name: str,
+    slices: ScannedText,
+    salt: str,
+) -> RunKeys:
     shell = slices.shell_text
     run = digest(
         json.dumps(

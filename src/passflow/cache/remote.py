@@ -8,9 +8,10 @@ Two backends, both servers people already run:
   `passflow:1:<sha256 of the key>`; a lookup of many keys is one `MGET`;
 - an **HTTP cache** (`http://host:port/prefix`, `https://...`) in the layout
   bazel-remote and ccache's HTTP storage use: the entry's bytes under
-  `/cas/<their sha256>`, and a signed pointer to them under
-  `/ac/<sha256 of the key>` (`GET` and `PUT`; an nginx WebDAV location
-  serves it too).
+  `/cas/<their sha256>`, and under `/ac/<sha256 of the key>` a signed record
+  of them followed by the bytes, so that a lookup is one `GET` (as ccache
+  keeps a result under `/ac/`); a record alone sends the lookup on to `/cas/`
+  (`GET` and `PUT`; an nginx WebDAV location serves it too).
 
 **Trust.** Whoever can write to the remote can put anything there, so an entry
 is read only when it carries an HMAC-SHA256, under the team's shared key, of
@@ -22,7 +23,8 @@ written. An entry that fails its check is a miss (counted, one note), never
 output; what is read is JSON data, decoded by the store, never code.
 
 **Bounded.** Each request has a connect and a read timeout
-(`CONNECT_TIMEOUT`, `READ_TIMEOUT`); the first failure (down, slow, refused,
+(`CONNECT_TIMEOUT`, `READ_TIMEOUT`), and the Redis client loads only once
+its server took a connection; the first failure (down, slow, refused,
 garbage) costs one note and turns the remote off for the rest of the run, so a
 dead remote costs at most one timeout, and the run goes on with the local
 cache.
@@ -35,6 +37,7 @@ import hashlib
 import hmac
 import os
 import re
+import socket
 import stat
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -124,6 +127,21 @@ def read_key_file(path: str) -> bytes:
     return data
 
 
+def _reachable(url: str) -> None:
+    """Raise `OSError` unless the Redis server `url` names takes a connection
+    within `CONNECT_TIMEOUT`: a server that is down costs no import of the
+    client (a tenth of a second, most of it the asyncio it loads)."""
+    parts = urlsplit(url)
+    if parts.scheme == "unix":
+        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        probe.settimeout(CONNECT_TIMEOUT)
+        with probe:
+            probe.connect(parts.path)
+        return
+    address = (parts.hostname or "localhost", parts.port or 6379)
+    socket.create_connection(address, timeout=CONNECT_TIMEOUT).close()
+
+
 @dataclass
 class RedisStore:
     """A Redis server: each name one string value under `passflow:1:`."""
@@ -131,7 +149,8 @@ class RedisStore:
     url: str
 
     def __post_init__(self) -> None:
-        import redis  # only when a redis remote is asked for
+        _reachable(self.url)
+        import redis  # only when a redis remote is asked for, and answers
 
         connect = cast("Callable[..., redis.Redis]", redis.Redis.from_url)  # pyright: ignore[reportUnknownMemberType]
         self._redis = connect(
@@ -234,23 +253,35 @@ class HttpStore:
         return None
 
     def _get(self, name: str) -> tuple[str, bytes | None]:
-        record = self._request("GET", f"/ac/{name}")
-        if record is None:
+        value = self._request("GET", f"/ac/{name}")
+        if value is None:
             return name, None
+        record, _, content = value.partition(b"\n")
         match = _AC_RECORD.match(record)
         if match is None:
-            return name, record  # the tier refuses it, and says so
+            return name, value  # the tier refuses it, and says so
+        if content:
+            return name, value  # the entry beside its record: one request
         content = self._request("GET", f"/cas/{match.group(1).decode()}")
         if content is None:
             return name, None
-        return name, record.rstrip(b"\n") + b"\n" + content
+        return name, record + b"\n" + content
 
     def get_many(self, names: Sequence[str]) -> dict[str, bytes]:
         found: dict[str, bytes] = {}
-        for name, value in self._pool.map(self._get, names):
-            if value is not None:
-                found[name] = value
+        for answers in self._pool.map(self._get_each, self._shares(names)):
+            for name, value in answers:
+                if value is not None:
+                    found[name] = value
         return found
+
+    def _get_each(self, names: Sequence[str]) -> list[tuple[str, bytes | None]]:
+        return [self._get(name) for name in names]
+
+    def _shares(self, names: Sequence[str]) -> list[Sequence[str]]:
+        """`names` cut into one share per connection: a task per connection
+        rather than per name (the pool's own cost is per task)."""
+        return [names[i :: self.connections] for i in range(self.connections)]
 
     def _put(self, item: tuple[str, bytes]) -> None:
         name, value = item
@@ -258,7 +289,7 @@ class HttpStore:
         match = _AC_RECORD.match(record)
         assert match is not None
         self._request("PUT", f"/cas/{match.group(1).decode()}", content)
-        self._request("PUT", f"/ac/{name}", record + b"\n")
+        self._request("PUT", f"/ac/{name}", value)
 
     def put_many(self, items: Mapping[str, bytes]) -> None:
         list(self._pool.map(self._put, items.items()))

@@ -188,9 +188,8 @@ def _fingerprint(memo: StampMemo | None, code: PipelineCode) -> str:
 def digest(*parts: str) -> str:
     """SHA-256 of `parts`, each prefixed with its length (no two lists of
     parts hash alike by moving text between them)."""
-    hasher = hashlib.sha256()
+    framed: list[bytes] = []
     for part in parts:
         data = part.encode("utf-8", "surrogatepass")
-        hasher.update(len(data).to_bytes(8, "big"))
-        hasher.update(data)
-    return hasher.hexdigest()
+        framed += (len(data).to_bytes(8, "big"), data)
+    return hashlib.sha256(b"".join(framed)).hexdigest()

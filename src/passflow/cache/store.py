@@ -45,6 +45,7 @@ from passflow.executors.captured_output import CapturedOutput
 from passflow.owner_only import GROUP_OR_OTHERS_WRITE, not_owner_only
 
 if TYPE_CHECKING:
+    from passflow.cache.keys import KeyInputs, RunKeys
     from passflow.cache.remote import RemoteTier
 
 __all__ = [
@@ -60,6 +61,11 @@ __all__ = [
 
 DEFAULT_MAX_SIZE = 1 << 30
 """1 GiB: about a million cached functions of the benchmark's size."""
+
+RENEW_AFTER = 3600.0
+"""Seconds an entry's use time may lag before a hit renews it: eviction
+needs the order of use only to the hour, and a warm run that rewrites no
+row writes little more than its counters."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS entries (
@@ -270,6 +276,12 @@ class ResultCache:
         self.bypassed: list[str] = []
         """Why runs with this cache were not cached (`--cache-stats` says)."""
         self.fingerprints: dict[PipelineCode, str] = {}
+        self.computed_keys: dict[KeyInputs, RunKeys] = {}
+        """`passflow.cache.keys.run_keys`'s answers while the store is open:
+        the warm path's, for a full run that takes over after it missed."""
+        self._peeked: dict[str, CachedPiece] = {}
+        """The sound entries `peek_entries` read, which `get_many` does not
+        read and decode again."""
         self.remote: RemoteTier | None = None
         """The shared tier (`passflow.cache.remote`): asked for what this
         store misses, given what this store gets."""
@@ -291,6 +303,7 @@ class ResultCache:
             ) from None
 
     def close(self) -> None:
+        """Close the database and the remote tier (closing again is harmless)."""
         self._db.close()
         if self.remote is not None:
             self.remote.close()
@@ -298,10 +311,11 @@ class ResultCache:
     def get_many(self, keys: Sequence[str]) -> dict[str, CachedPiece]:
         """The entries found for `keys` (their use time renewed), here or,
         for what is not here, in the remote tier (then kept here too)."""
-        found: dict[str, CachedPiece] = {}
+        found = {key: self._peeked[key] for key in keys if key in self._peeked}
         damaged: list[str] = []
+        unread = [key for key in keys if key not in found]
         try:
-            for key, value, checksum in self._rows("entries", "value", keys):
+            for key, value, checksum in self._rows("entries", "value", unread):
                 piece = _decode(value, checksum)
                 if piece is None:
                     damaged.append(key)
@@ -359,6 +373,7 @@ class ResultCache:
         missing = [key for key in dict.fromkeys(keys) if key not in found]
         if missing and self.remote is not None:
             found.update(self._from_remote(missing))
+        self._peeked.update(found)
         if len(found) != len(set(keys)):
             return None  # a miss
         return found
@@ -413,8 +428,8 @@ class ResultCache:
             self._mark_used(db, list(keys), [], len(keys))
             db.execute(
                 "UPDATE shells SET used = ? "
-                "WHERE key IN (SELECT value FROM json_each(?))",
-                (now, json.dumps(list(shells))),
+                "WHERE key IN (SELECT value FROM json_each(?)) AND used < ?",
+                (now, json.dumps(list(shells)), now - RENEW_AFTER),
             )
 
         try:
@@ -552,11 +567,13 @@ class ResultCache:
         lookups: int,
         hits: int | None = None,
     ) -> None:
-        """Renew `used`, drop `damaged`, count `hits` of `lookups` (by
-        default, the entries used)."""
+        """Renew `used` (those last renewed `RENEW_AFTER` ago), drop
+        `damaged`, count `hits` of `lookups` (by default, the entries used)."""
+        now = time.time()
         db.execute(
-            "UPDATE entries SET used = ? WHERE key IN (SELECT value FROM json_each(?))",
-            (time.time(), json.dumps(used)),
+            "UPDATE entries SET used = ? "
+            "WHERE key IN (SELECT value FROM json_each(?)) AND used < ?",
+            (now, json.dumps(used), now - RENEW_AFTER),
         )
         db.executemany("DELETE FROM entries WHERE key = ?", ((k,) for k in damaged))
         found = len(used) if hits is None else hits

@@ -64,6 +64,7 @@ def run_sliced_on(
     cache: ResultCache | None = None,
     cache_salt: str = "",
     salt_names_pipeline: bool = False,
+    scanned: SourceSlices | None = None,
 ) -> SlicedOutcome | Fallback:
     """`run_sliced` with the jobs and the place of the batches `executor`
     stands for: forked here by a process executor's pool (its jobs, serial
@@ -100,6 +101,7 @@ def run_sliced_on(
         cache=cache,
         cache_salt=cache_salt,
         salt_names_pipeline=salt_names_pipeline,
+        scanned=scanned,
     )
 
 
@@ -117,6 +119,7 @@ def run_sliced(
     cache: ResultCache | None = None,
     cache_salt: str = "",
     salt_names_pipeline: bool = False,
+    scanned: SourceSlices | None = None,
 ) -> SlicedOutcome | Fallback:
     """Run `pm` on the module `text` holds, each top-level op parsed, verified,
     run by the pipeline's first pass (nested pipelines) and printed by one of
@@ -132,7 +135,8 @@ def run_sliced(
     ran are stored (`cache_salt`: what else the caller's output depends on;
     `salt_names_pipeline`: it holds the text `pm` was built from, so a
     pipeline of passflow's own passes is keyed without it,
-    `passflow.cache.code`)."""
+    `passflow.cache.code`). `scanned`: the scan of `text` from `first_line`
+    if the caller made it (passflow-opt's warm path), used when it is that."""
     if local is None and jobs > 1 and remote is None:
         local = ProcessExecutor(jobs, serial_budget=serial_budget)
     run = _SlicedRun(
@@ -147,6 +151,7 @@ def run_sliced(
         cache,
         cache_salt,
         salt_names_pipeline,
+        scanned,
     )
     gc.freeze()  # batches collect their garbage: only theirs is scanned
     try:
@@ -170,6 +175,7 @@ class _SlicedRun:
     cache: ResultCache | None
     salt: str
     salt_names_pipeline: bool
+    given: SourceSlices | None = None
     start: float = field(default_factory=time.perf_counter)
     scanned: float = 0.0
 
@@ -177,7 +183,13 @@ class _SlicedRun:
         reason = why_not_sliced(self.pm)
         if reason is not None:
             return Fallback(reason)
-        slices = scan_text(self.text, self.first_line)
+        slices = self.given
+        if (
+            slices is None
+            or slices.first_line != self.first_line
+            or slices.text != self.text
+        ):
+            slices = scan_text(self.text, self.first_line)
         if isinstance(slices, str):
             return Fallback(f"the scan cannot vouch for a cut: {slices}")
         self.scanned = time.perf_counter()

@@ -312,6 +312,7 @@ class ChunkRun:
                 allow_unregistered=args.allow_unregistered_dialect,
                 cache=self.inv.cache,
                 cache_salt=self.inv.cache_salt,
+                scanned=self.inv.scanned.get((self.text, self.first_line)),
                 salt_names_pipeline=True,  # `cache_salt` holds the pipeline's text
             )
         except ExecutorLostError as err:

@@ -23,6 +23,7 @@ from passflow.tools.plugin_options import CommandLinePlugins
 if TYPE_CHECKING:
     from passflow.cache.store import ResultCache
     from passflow.execution import ChildExecutor
+    from passflow.sliced.scan import SourceSlices
 
 __all__ = [
     "NO_PIPELINE_GRAPH",
@@ -66,7 +67,13 @@ class Invocation:
     """The pass-manager flags, validated (`run` fills it in)."""
     executor: ChildExecutor | None = None
     cache: ResultCache | None = None
-    """The result cache (`--cache`), if asked for and usable."""
+    """The result cache (`--cache`), if asked for and usable (opened by the
+    warm path when it missed, else by the run)."""
+    scanned: dict[tuple[str, int], SourceSlices] = field(
+        default_factory=lambda: dict[tuple[str, int], "SourceSlices"]()
+    )
+    """Each chunk's scan (by its text and first line) that the warm path
+    made: the sliced run does not scan it again."""
     cache_salt: str = ""
     plugins: CommandLinePlugins = field(default_factory=CommandLinePlugins)
     """The plugins the command line loads (`--load-pass-plugin`, ...)."""

@@ -298,7 +298,11 @@ def run(inv: Invocation) -> int:
     # command line asks for one.
     from passflow.tools.opt_run import run_input
 
-    return run_input(inv)
+    try:
+        return run_input(inv)
+    finally:
+        if inv.cache is not None:  # the warm path's, should the run end early
+            inv.cache.close()
 
 
 def reads_stdin(argv: Sequence[str]) -> bool:

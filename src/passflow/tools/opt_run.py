@@ -106,7 +106,7 @@ def run_input(inv: Invocation) -> int:
             executor.close()
         return 1
     try:
-        inv.cache = open_cache(args)
+        inv.cache = inv.cache or open_cache(args)
     except PassflowError as err:
         sys.stderr.write(f"{PROG}: {err}\n")
         if executor is not None:

@@ -11,7 +11,9 @@ the full run prints them. A pipeline keyed otherwise (a plugin's pass, an
 xDSL pass, a registered pipeline) simply misses here.
 
 Whatever this path cannot answer exactly as the full run would leaves it
-having printed nothing, and the run goes on as usual: a miss or a damaged
+having printed nothing, and the run goes on as usual (with what this path
+read: the open cache, its keys and entries, and the scan of each chunk,
+`Invocation.scanned`): a miss or a damaged
 entry, a chunk the scan cannot cut or whose pieces do not stitch, an input
 that is not a regular file (standard input, a pipe: read here, it would be
 gone for the run), `--verify-diagnostics`, flags that observe the run or that could fail
@@ -61,10 +63,13 @@ def replay_from_cache(inv: Invocation) -> int | None:
         return None
     try:
         answer = _look_up(inv, cache)
-    finally:
+    except BaseException:
         cache.close()
+        raise
     if answer is None:
+        _hand_over(inv, cache)
         return None
+    cache.close()
     text, name, outcomes = answer
     printer = SourceDiagnosticPrinter(sys.stderr, name, text)
     outputs: list[str] = []
@@ -76,6 +81,18 @@ def replay_from_cache(inv: Invocation) -> int | None:
     for note in remote_notes(cache):
         sys.stderr.write(f"{PROG}: note: {note}\n")
     return write_chunks(args, outputs, not any(o.failed for o in outcomes))
+
+
+def _hand_over(inv: Invocation, cache: ResultCache) -> None:
+    """Leave `cache` open for the full run that follows a miss: what this
+    path read and computed (the source digests, the keys, the sound
+    entries) is not read or computed again. A cache whose quiet opening
+    left out what the run must say (a remote tier without its key) is
+    closed: the run opens its own, and says it."""
+    if inv.args.cache_remote and cache.remote is None:
+        cache.close()
+    else:
+        inv.cache = cache
 
 
 def _answerable(args: argparse.Namespace) -> bool:
@@ -119,6 +136,7 @@ def _look_up(
         slices = scan_text(chunk, first_line)
         if isinstance(slices, str):
             return None
+        inv.scanned[chunk, first_line] = slices
         chunks.append((slices, run_keys(cache, OWN_PIPELINE, name, slices, salt)))
     shells = [run.shell for _, run in chunks]
     prefixes = cache.peek_shells(shells)
