@@ -20,6 +20,7 @@ from passflow.executors.capture import captured_output
 from passflow.executors.forking import DEFAULT_SERIAL_BUDGET, ProcessExecutor
 from passflow.executors.shipping import ShippingExecutor
 from passflow.executors.transfer import Decoder, EncodedOp
+from passflow.instruments.ir_history import HistoryRecords
 from passflow.pass_manager import PassManager
 from passflow.sliced.batch import BatchResult, BatchRunner
 from passflow.sliced.local import run_local
@@ -185,6 +186,9 @@ class _SlicedRun:
         # The batches run their nested pipelines serially: the run's processes
         # are the slicer's jobs, never the executor's workers inside them.
         executor, head.executor = head.executor, None
+        history = self.pm.ir_history
+        if history is not None and head is not self.pm:
+            head.enable_ir_history(history)
         runner: BatchRunner | None = None
         try:
             runner = BatchRunner(
@@ -244,6 +248,10 @@ class _SlicedRun:
                 cache.put_shell(keys.shell, runner.prefix)
         else:
             outcome = assemble(runner.prefix, results)
+        history = pm.ir_history
+        if history is not None and isinstance(outcome, SlicedOutcome):
+            for records, origin in _history_in_order(results, hits):
+                history.merge(records, str(pm), origin=origin)
         if (
             isinstance(outcome, SlicedOutcome)
             and runner.keep_ops
@@ -251,6 +259,8 @@ class _SlicedRun:
         ):
             outcome.module = runner.module
             _run_tail(pm, runner, results, outcome)
+        elif history is not None and isinstance(outcome, SlicedOutcome):
+            history.finish_sliced(str(pm))
         if isinstance(outcome, SlicedOutcome):
             profile.wall = time.perf_counter() - self.start
             profile.batch_seconds = sum(result.seconds for result in results)
@@ -317,6 +327,26 @@ def _run_tail(
     finally:
         pm.insert(0, first)
         pm.diagnostics.handlers.remove(collect)
+
+
+def _history_in_order(
+    results: Sequence[BatchResult], hits: dict[int, CachedPiece]
+) -> list[tuple[HistoryRecords, str]]:
+    """The IR history's records of the batches (or of their pieces, when
+    they ran one at a time) and of the pieces the cache had, in program
+    order, each with its origin (`run` or `cache`)."""
+    units: list[tuple[int, HistoryRecords, str]] = []
+    for result in results:
+        if result.parts:
+            units += [
+                (part.index, part.history, "run")
+                for part in result.parts
+                if part.history is not None
+            ]
+        elif result.history is not None:
+            units.append((result.batch, result.history, "run"))
+    units.sort(key=lambda unit: unit[0])
+    return [(records, origin) for _, records, origin in units]
 
 
 def _assemble_cached(
