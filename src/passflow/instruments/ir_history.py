@@ -28,6 +28,7 @@ is merged from the records stored with it, marked `cache`, without timing.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import sqlite3
 import threading
@@ -35,6 +36,7 @@ import time
 import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 from passflow import ir
 from passflow.diagnostics import Diagnostic, Location
@@ -136,6 +138,87 @@ class HistoryRecords:
         found = self.files.get(name)
         if found is None:
             found = self.files[name] = len(self.files) + 1
+        return found
+
+    def to_json(self) -> dict[str, object]:
+        """The records as JSON data (texts base64), for the result cache."""
+        return {
+            "passes": [[id_, *key] for key, id_ in self.passes.items()],
+            "texts": [
+                [id_, digest.hex(), base64.b64encode(data).decode()]
+                for digest, (id_, data) in self.texts.items()
+            ],
+            "executions": [
+                [e.id, e.parent, e.pass_, e.op, e.wall, e.cpu, e.failed]
+                for e in self.executions
+            ],
+            "changes": [list(row) for row in self.changes],
+            "statistics": [list(row) for row in self.statistics],
+            "diagnostics": [
+                [e, sev, loc.file, loc.line, loc.column, message]
+                for _, e, sev, loc, message in self.diagnostics
+            ],
+            "files": [[id_, name] for name, id_ in self.files.items()],
+            "origins": [list(row[1:]) for row in self.origins],
+        }
+
+    @staticmethod
+    def from_json(data: object, shift: int = 0) -> HistoryRecords | None:
+        """The records `to_json` gave, with every source line moved by
+        `shift` (a cached piece played back where it stands now); None for
+        anything else (a cache entry is data, never trusted to be well formed)."""
+        try:
+            return HistoryRecords._from_json(cast("dict[str, Any]", data), shift)
+        except (KeyError, TypeError, ValueError, AttributeError):
+            return None
+
+    @staticmethod
+    def _from_json(data: dict[str, Any], shift: int) -> HistoryRecords:
+        found = HistoryRecords()
+        for id_, name, argument, kind, path in data["passes"]:
+            found.passes[(str(name), str(argument), str(kind), str(path))] = int(id_)
+        for id_, digest, text in data["texts"]:
+            found.texts[bytes.fromhex(digest)] = (
+                int(id_),
+                base64.b64decode(text, validate=True),
+            )
+        for id_, parent, pass_, op, wall, cpu, failed in data["executions"]:
+            found.executions.append(
+                _Execution(
+                    int(id_),
+                    0,
+                    None if parent is None else int(parent),
+                    int(pass_),
+                    str(op),
+                    float(wall),
+                    float(cpu),
+                    bool(failed),
+                )
+            )
+        found.changes = [
+            (
+                int(e),
+                str(symbol),
+                None if b is None else int(b),
+                None if a is None else int(a),
+            )
+            for e, symbol, b, a in data["changes"]
+        ]
+        found.statistics = [(int(e), str(n), int(v)) for e, n, v in data["statistics"]]
+        for e, severity, file, line, column, message in data["diagnostics"]:
+            where = (
+                Location()
+                if file is None
+                else Location(str(file), int(line) + shift, int(column))
+            )
+            found.diagnostics.append(
+                (0, None if e is None else int(e), str(severity), where, str(message))
+            )
+        found.files = {str(name): int(id_) for id_, name in data["files"]}
+        found.origins = [
+            (0, str(symbol), str(op), int(f), int(line) + shift, int(col))
+            for symbol, op, f, line, col in data["origins"]
+        ]
         return found
 
     def database(self) -> bytes:
@@ -460,6 +543,7 @@ class IRHistory(PassInstrumentation):
                     if not cached:
                         merged.wall += execution.wall
                         merged.cpu += execution.cpu
+                        merged.origin = "run"
                     merged.failed = merged.failed or execution.failed
                     continue
             new = _Execution(

@@ -214,6 +214,8 @@ class _SlicedRun:
             return Fallback(f"the module's shell does not verify: {problem.message}")
         plan = SlicePlan.of(slices, jobs)
         hits: dict[int, CachedPiece] = {}
+        cached_history: dict[int, HistoryRecords] = {}
+        history = pm.ir_history
         keys = self._keys(runner, slices)
         if cache is not None and keys is not None:
             found = cache.get_many(keys.pieces)
@@ -226,6 +228,13 @@ class _SlicedRun:
                 if placed is None:
                     unplaced += 1
                 elif index not in plan.watched or placed.header:
+                    if history is not None:  # a hit must say what its passes did
+                        records = HistoryRecords.from_json(
+                            piece.history, placed.line - piece.line
+                        )
+                        if records is None:
+                            continue
+                        cached_history[index] = records
                     hits[index] = placed
             cache.count_unplaced(unplaced)
             misses = [i for i in range(len(keys.pieces)) if i not in hits]
@@ -248,9 +257,8 @@ class _SlicedRun:
                 cache.put_shell(keys.shell, runner.prefix)
         else:
             outcome = assemble(runner.prefix, results)
-        history = pm.ir_history
         if history is not None and isinstance(outcome, SlicedOutcome):
-            for records, origin in _history_in_order(results, hits):
+            for records, origin in _history_in_order(results, cached_history):
                 history.merge(records, str(pm), origin=origin)
         if (
             isinstance(outcome, SlicedOutcome)
@@ -330,12 +338,12 @@ def _run_tail(
 
 
 def _history_in_order(
-    results: Sequence[BatchResult], hits: dict[int, CachedPiece]
+    results: Sequence[BatchResult], hits: dict[int, HistoryRecords]
 ) -> list[tuple[HistoryRecords, str]]:
     """The IR history's records of the batches (or of their pieces, when
     they ran one at a time) and of the pieces the cache had, in program
     order, each with its origin (`run` or `cache`)."""
-    units: list[tuple[int, HistoryRecords, str]] = []
+    units = [(index, records, "cache") for index, records in hits.items()]
     for result in results:
         if result.parts:
             units += [
@@ -387,6 +395,9 @@ def _entries(
                         tuple(part.initial_symbols),
                         tuple(part.symbols),
                         part.header,
+                        history=None
+                        if part.history is None
+                        else part.history.to_json(),
                     ),
                     name,
                     slices.piece_text(index).text,
