@@ -50,7 +50,13 @@ from passflow.instruments.symbol_changes import (
 from passflow.ir import Operation
 from passflow.output_file import write_output_bytes
 from passflow.pass_base import Pass
-from passflow.statistics import statistic_values
+from passflow.statistics import (
+    apply_statistic_effects,
+    arm_statistics,
+    set_statistics_aside,
+    statistics_of,
+    take_statistic_effects,
+)
 
 __all__ = ["HistoryRecords", "IRHistory"]
 
@@ -267,7 +273,8 @@ class _Frame:
     wall0: float = 0.0
     cpu0: float = 0.0
     units: list[SymbolState] | None = None
-    statistics: dict[str, int] = field(default_factory=lambda: dict[str, int]())
+    statistics: dict[str, object] | None = None
+    """The pass's statistic values, set aside while it runs armed."""
 
 
 def _root(op: Operation) -> Operation:
@@ -379,9 +386,9 @@ class IRHistory(PassInstrumentation):
                     f.pass_ is not None and not f.pass_.is_adaptor for f in stack
                 ),
             )
-            frame.statistics = {
-                stat.name: value for stat, value in statistic_values(pass_)
-            }
+            if statistics_of(type(pass_)):
+                frame.statistics = set_statistics_aside(pass_)
+                arm_statistics(pass_)
         stack.append(frame)
         frame.wall0 = time.perf_counter()
         frame.cpu0 = time.thread_time()
@@ -419,12 +426,18 @@ class IRHistory(PassInstrumentation):
                 )
                 for change in self._tracker.changes(frame.units, op, failed=failed)
             )
-            before = frame.statistics
-            records.statistics.extend(
-                (execution.id, stat.name, value - before.get(stat.name, 0))
-                for stat, value in statistic_values(pass_)
-                if value != before.get(stat.name, 0)
-            )
+            if frame.statistics is not None:
+                # What this execution counted (or set), then the values as
+                # they were with its effects applied: as an executor's child.
+                added, assigned = take_statistic_effects(pass_)
+                pass_.__dict__.update(frame.statistics)
+                apply_statistic_effects(pass_, (added, assigned))
+                names = {stat.attr: stat.name for stat in statistics_of(type(pass_))}
+                records.statistics.extend(
+                    (execution.id, names[attr], value)
+                    for attr, value in (added | assigned).items()
+                    if value
+                )
 
     def observe(self, diagnostic: Diagnostic) -> None:
         """Record `diagnostic` beside the pass running on this thread."""
