@@ -268,7 +268,7 @@ def _answer(args: argparse.Namespace, history: HistoryFile) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """`passflow-history`: answer one question about an IR history."""
-    args = _parser().parse_args(argv)
+    args = _parser().parse_intermixed_args(argv)  # `--pass cse @f500` too
     try:
         history = HistoryFile(args.file)
     except HistoryFileError as err:
