@@ -8,19 +8,16 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import cast
 
-import pytest
+import test_sliced
+from test_sliced import Outcome
 
 from passflow import HistoryFile
-from passflow.executors import make_executor
-from passflow.executors.forking import ProcessExecutor
 from passflow.sliced import SlicedOutcome
-from passflow.sliced import run as sliced_run
 from passflow.sliced.outcome import Fallback
-from passflow.tools import history, opt, pass_manager_options
+from passflow.tools import history, opt
 
 CALLER = """\
 func.func @f{i}(%x: i32) -> i32 {{
@@ -56,28 +53,9 @@ MULI_LINE = INPUT.splitlines().index("  %3 = arith.muli %1, %2 : i32") + 1
 """The line of @f1's `arith.muli` (1-based)."""
 
 
-@pytest.fixture
-def sliced(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[object]]:
-    """passflow-opt's process executor forks at once; the outcomes of its
-    sliced runs are recorded."""
-    seen: list[object] = []
-
-    def executor(
-        kind: str, jobs: int | None = None, scheduler: str | None = None
-    ) -> object:
-        if kind == "process":
-            return ProcessExecutor(2, serial_budget=0)
-        return make_executor(kind, jobs, scheduler)
-
-    def recording(*args: object, **kwargs: object) -> object:
-        outcome = real(*args, **kwargs)  # type: ignore[arg-type]
-        seen.append(outcome)
-        return outcome
-
-    real = sliced_run.run_sliced_on
-    monkeypatch.setattr(pass_manager_options, "make_executor", executor)
-    monkeypatch.setattr(sliced_run, "run_sliced_on", recording)
-    yield seen
+sliced_outcomes = test_sliced.sliced_outcomes
+"""A fixture: passflow-opt's process executor forks at
+once, and the outcomes of its sliced runs are recorded."""
 
 
 def _opt(source: Path, db: Path, pipeline: str, *flags: str) -> str:
@@ -121,14 +99,14 @@ def _answers(db: Path, origin: bool = True) -> list[object]:
 
 
 def test_a_sliced_run_answers_as_a_serial_run(
-    tmp_path: Path, sliced: list[object]
+    tmp_path: Path, sliced_outcomes: list[Outcome]
 ) -> None:
     source = tmp_path / "input.mlir"
     source.write_text(INPUT)
     serial = _opt(source, tmp_path / "serial.db", TAIL, "--mlir-disable-threading")
     parallel = _opt(source, tmp_path / "jobs.db", TAIL, "--jobs=2")
-    assert [type(o) for o in sliced] == [SlicedOutcome]
-    outcome = sliced[0]
+    assert [type(o) for o in sliced_outcomes] == [SlicedOutcome]
+    outcome = sliced_outcomes[0]
     assert isinstance(outcome, SlicedOutcome)
     assert outcome.profile.workers >= 1  # some batches sent their records back
     assert parallel == serial
@@ -165,13 +143,13 @@ def test_a_sliced_run_answers_as_a_serial_run(
 
 
 def test_a_sliced_run_without_module_passes_writes_its_history(
-    tmp_path: Path, sliced: list[object]
+    tmp_path: Path, sliced_outcomes: list[Outcome]
 ) -> None:
     source = tmp_path / "input.mlir"
     source.write_text(INPUT)
     _opt(source, tmp_path / "serial.db", NESTED, "--mlir-disable-threading")
     _opt(source, tmp_path / "jobs.db", NESTED, "--jobs=2")
-    assert [type(o) for o in sliced] == [SlicedOutcome]
+    assert [type(o) for o in sliced_outcomes] == [SlicedOutcome]
     assert _answers(tmp_path / "jobs.db") == _answers(tmp_path / "serial.db")
     runs = HistoryFile(str(tmp_path / "jobs.db")).runs()
     assert [p.startswith("builtin.module(func.func(") for _, p in runs] == [True]
@@ -185,14 +163,14 @@ def test_a_sliced_run_without_module_passes_writes_its_history(
 
 
 def test_a_fallback_records_the_whole_run_once(
-    tmp_path: Path, sliced: list[object]
+    tmp_path: Path, sliced_outcomes: list[Outcome]
 ) -> None:
     source = tmp_path / "input.mlir"
     # Two ops define @f1: the sliced run cannot vouch for it, the whole run
     # reports the error.
     source.write_text(INPUT + CALLER.format(i=1).replace("@f1", "@g1"))
     _opt(source, tmp_path / "jobs.db", NESTED, "--jobs=2")
-    assert [type(o) for o in sliced] in ([SlicedOutcome], [Fallback])
+    assert [type(o) for o in sliced_outcomes] in ([SlicedOutcome], [Fallback])
     found = HistoryFile(str(tmp_path / "jobs.db"))
     assert [run for run, _ in found.runs()] == [1]
     assert len({c.symbol for c in found.changes(pass_name="cse")}) == 9
