@@ -259,3 +259,15 @@ def test_an_unwritable_history_fails_the_run_and_leaves_nothing(
         f"passflow-opt: cannot open output file '{missing}': No such file or directory\n"
     )
     assert not out.exists() and not missing.parent.exists()
+
+
+def test_a_pass_then_a_symbol_in_either_order(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = _opt(tmp_path)
+    capsys.readouterr()
+    assert history.main([str(db), "--pass", "cse", "@f1", "--no-diff"]) == 0
+    after = capsys.readouterr().out
+    assert history.main([str(db), "@f1", "--pass", "cse", "--no-diff"]) == 0
+    assert capsys.readouterr().out == after
+    assert after.startswith("#") and "func.func/cse" in after and "@f1" in after

@@ -308,6 +308,11 @@ class PassManager(OpPassManager):
         self.add_instrumentation(history)
         return history
 
+    @property
+    def ir_history(self) -> IRHistory | None:
+        """The IR history `enable_ir_history` enabled, if any."""
+        return self._history
+
     def _print_reports(self) -> None:
         """Statistics, then the owned timing report (MLIR's order), then the
         HTML run report's file."""
@@ -341,15 +346,19 @@ class PassManager(OpPassManager):
         instrumentations (IR printing, timing, progress), statistics, the run
         report, a crash reproducer, an action handler or remarks. Each observes
         this process's passes and IR, so such a run is never sliced
-        (`passflow.sliced`)."""
-        return bool(self.instrumentor) or any(
+        (`passflow.sliced`). The IR history is not counted: a sliced run
+        records it batch by batch and merges it here (`ir_history`)."""
+        history = self._history
+        return any(
+            instrumentation is not history
+            for instrumentation in self.instrumentor.instrumentations
+        ) or any(
             watcher is not None
             for watcher in (
                 self._reproducer,
                 self._statistics,
                 self._timing,
                 self._report,
-                self._history,
                 self.action_handler,
                 self.remarks,
             )

@@ -28,6 +28,7 @@ __all__ = [
     "apply_statistic_effects",
     "arm_statistics",
     "reset_statistics",
+    "set_statistics_aside",
     "statistic_values",
     "statistics_of",
     "take_statistic_effects",
@@ -119,6 +120,17 @@ StatisticEffects = tuple[dict[str, int], dict[str, int]]
 assigned and ended at that value (later increments included)."""
 
 _MISSING = object()
+
+
+def set_statistics_aside(instance: object) -> dict[str, object]:
+    """Take `instance`'s statistic values off it (to put back with
+    `instance.__dict__.update`), so that a run counts from nothing."""
+    values = instance.__dict__
+    return {
+        stat.attr: values.pop(stat.attr)
+        for stat in statistics_of(type(instance))
+        if stat.attr in values
+    }
 
 
 def arm_statistics(instance: object) -> None:

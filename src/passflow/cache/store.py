@@ -153,6 +153,10 @@ class CachedPiece:
     header: tuple[str, str] | None
     line: int = 0
     anchor: str | None = None
+    history: object | None = None
+    """The IR history's records of the piece's run (JSON data,
+    `passflow.instruments.ir_history.HistoryRecords.to_json`), when it ran
+    with `--ir-history`: a history run takes a hit only with them."""
 
     @staticmethod
     def storable(events: Iterable[Diagnostic]) -> bool:
@@ -171,6 +175,7 @@ class CachedPiece:
                 "header": list(self.header) if self.header is not None else None,
                 "line": self.line,
                 "anchor": self.anchor,
+                **({} if self.history is None else {"history": self.history}),
             },
             separators=(",", ":"),
         )
@@ -196,6 +201,7 @@ class CachedPiece:
             None if header is None else (str(header[0]), str(header[1])),
             line,
             anchor,
+            data.get("history"),
         )
 
 

@@ -34,6 +34,7 @@ from passflow.statistics import (
     StatisticEffects,
     apply_statistic_effects,
     arm_statistics,
+    set_statistics_aside,
     statistics_of,
     take_statistic_effects,
 )
@@ -89,7 +90,7 @@ class PipelineStatistics:
     def run_counted(self, run: Callable[[], _T]) -> tuple[_T, StatisticDeltas]:
         """Run `run` on these passes, their statistics set aside: its result and
         its effects, the statistics left as they were before."""
-        saved = [_take_values(pass_) for _, pass_ in self._passes]
+        saved = [set_statistics_aside(pass_) for _, pass_ in self._passes]
         for _, pass_ in self._passes:
             arm_statistics(pass_)
         try:
@@ -109,15 +110,6 @@ class PipelineStatistics:
         for deltas in per_child:
             for position, effects in deltas or ():
                 apply_statistic_effects(by_position[position], effects)
-
-
-def _take_values(pass_: Pass) -> dict[str, object]:
-    values = pass_.__dict__
-    return {
-        stat.attr: values.pop(stat.attr)
-        for stat in statistics_of(type(pass_))
-        if stat.attr in values
-    }
 
 
 EncodedChild = tuple[tuple[object, ...], tuple[object, ...]]

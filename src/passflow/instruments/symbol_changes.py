@@ -31,7 +31,13 @@ from dataclasses import dataclass
 from passflow import ir, verifier
 from passflow.ir import Operation
 
-__all__ = ["SymbolChange", "SymbolState", "SymbolTracker", "top_level_units"]
+__all__ = [
+    "SymbolChange",
+    "SymbolState",
+    "SymbolTracker",
+    "labelled_units",
+    "top_level_units",
+]
 
 
 @dataclass(eq=False, slots=True)
@@ -56,7 +62,8 @@ class SymbolChange:
     after: str | None
 
 
-def _labelled(children: list[Operation]) -> list[tuple[str, Operation]]:
+def labelled_units(children: list[Operation]) -> list[tuple[str, Operation]]:
+    """`children` (top-level ops, in order) with their unit labels."""
     seen: dict[str, int] = {}
     labelled: list[tuple[str, Operation]] = []
     for child in children:
@@ -76,13 +83,13 @@ def top_level_units(op: Operation) -> list[tuple[str, Operation]]:
     of `op` when it is the root, else the root's child that holds `op`."""
     parent = op.parent_op()
     if parent is None:
-        return _labelled(ir.direct_children(op))
+        return labelled_units(ir.direct_children(op))
     while (grand := parent.parent_op()) is not None:
         op, parent = parent, grand
     symbol = ir.symbol_name(op)
     if symbol is not None:
         return [(f"@{symbol}", op)]
-    for label, child in _labelled(ir.direct_children(parent)):
+    for label, child in labelled_units(ir.direct_children(parent)):
         if child is op:
             return [(label, child)]
     return []

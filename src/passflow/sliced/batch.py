@@ -32,6 +32,8 @@ from passflow.diagnostics import Diagnostic, IRParseError, PassPipelineError
 from passflow.execution import ChildExecutor, ChildWork
 from passflow.executors.capture import captured_output
 from passflow.executors.transfer import Encoder
+from passflow.instruments.ir_history import HistoryRecords, IRHistory
+from passflow.instruments.symbol_changes import labelled_units
 from passflow.ir import Operation
 from passflow.pass_manager import PassManager
 from passflow.sliced.scan import PieceText
@@ -56,6 +58,7 @@ class PieceOutcome:
     initial_symbols: list[str]
     symbols: list[str]
     header: tuple[str, str] | None
+    history: HistoryRecords | None = None
 
 
 @dataclass
@@ -87,6 +90,9 @@ class BatchResult:
     seconds: float = 0.0
     parts: list[PieceOutcome] = field(default_factory=lambda: list[PieceOutcome]())
     """Each piece's outcome, when the batch ran them one at a time."""
+    history: HistoryRecords | None = None
+    """What the IR history recorded while the batch ran (`IRHistory.merge`),
+    when the run records one."""
 
 
 class BatchRunner:
@@ -126,6 +132,9 @@ class BatchRunner:
         self.ship = False
         """This runner's results go to another process: encode kept ops."""
         self._references: dict[int, list[Operation]] = {}
+        self.history: IRHistory | None = pm.ir_history
+        """The run's IR history: each batch (each piece, when they run one at
+        a time) records apart and sends its records back with its result."""
 
     def close(self) -> None:
         """Stop collecting the pass manager's diagnostics (it may run on)."""
@@ -201,7 +210,12 @@ class BatchRunner:
         gc.disable()  # as passflow-opt runs; the batch collects once, at its end
         try:
             if separately:
-                marked = self._run_marked(result, own, references, watched, placed)
+                # A history is recorded piece by piece: the pieces run alone.
+                marked = (
+                    None
+                    if self.history is not None
+                    else self._run_marked(result, own, references, watched, placed)
+                )
                 if marked is None:  # an event no op can claim: one piece at a time
                     self._clear(placed)
                     result = BatchResult(batch)
@@ -263,11 +277,18 @@ class BatchRunner:
         before = {index: _header(ops) for index, ops in owned if index in watched}
         result.initial_symbols = _symbols(placed)
         self.events = result.events
+        history = self.history
+        if history is not None:
+            history.start_batch()
         with captured_output(result.events.append):
             try:
                 self.pm.run(self.module, reference_only=extra)
             except PassPipelineError:
                 result.failed = True
+        if history is not None:
+            result.history = history.take_batch(
+                labelled_units([op for _, ops in owned for op in ops])
+            )
         for index, ops in owned:
             if index in watched:
                 result.headers[index] = (before[index], _header(ops))
@@ -398,6 +419,7 @@ class BatchRunner:
                     part.initial_symbols,
                     part.symbols,
                     part.headers.get(index),
+                    part.history,
                 )
             )
             result.events += part.events

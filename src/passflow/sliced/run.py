@@ -20,6 +20,7 @@ from passflow.executors.capture import captured_output
 from passflow.executors.forking import DEFAULT_SERIAL_BUDGET, ProcessExecutor
 from passflow.executors.shipping import ShippingExecutor
 from passflow.executors.transfer import Decoder, EncodedOp
+from passflow.instruments.ir_history import HistoryRecords
 from passflow.pass_manager import PassManager
 from passflow.sliced.batch import BatchResult, BatchRunner
 from passflow.sliced.local import run_local
@@ -197,6 +198,9 @@ class _SlicedRun:
         # The batches run their nested pipelines serially: the run's processes
         # are the slicer's jobs, never the executor's workers inside them.
         executor, head.executor = head.executor, None
+        history = self.pm.ir_history
+        if history is not None and head is not self.pm:
+            head.enable_ir_history(history)
         runner: BatchRunner | None = None
         try:
             runner = BatchRunner(
@@ -222,6 +226,8 @@ class _SlicedRun:
             return Fallback(f"the module's shell does not verify: {problem.message}")
         plan = SlicePlan.of(slices, jobs)
         hits: dict[int, CachedPiece] = {}
+        cached_history: dict[int, HistoryRecords] = {}
+        history = pm.ir_history
         keys = self._keys(runner, slices)
         if cache is not None and keys is not None:
             found = cache.get_many(keys.pieces)
@@ -234,6 +240,13 @@ class _SlicedRun:
                 if placed is None:
                     unplaced += 1
                 elif index not in plan.watched or placed.header:
+                    if history is not None:  # a hit must say what its passes did
+                        records = HistoryRecords.from_json(
+                            piece.history, placed.line - piece.line
+                        )
+                        if records is None:
+                            continue
+                        cached_history[index] = records
                     hits[index] = placed
             cache.count_unplaced(unplaced)
             misses = [i for i in range(len(keys.pieces)) if i not in hits]
@@ -256,6 +269,9 @@ class _SlicedRun:
                 cache.put_shell(keys.shell, runner.prefix)
         else:
             outcome = assemble(runner.prefix, results)
+        if history is not None and isinstance(outcome, SlicedOutcome):
+            for records, origin in _history_in_order(results, cached_history):
+                history.merge(records, str(pm), origin=origin)
         if (
             isinstance(outcome, SlicedOutcome)
             and runner.keep_ops
@@ -263,6 +279,8 @@ class _SlicedRun:
         ):
             outcome.module = runner.module
             _run_tail(pm, runner, results, outcome)
+        elif history is not None and isinstance(outcome, SlicedOutcome):
+            history.finish_sliced(str(pm))
         if isinstance(outcome, SlicedOutcome):
             profile.wall = time.perf_counter() - self.start
             profile.batch_seconds = sum(result.seconds for result in results)
@@ -331,6 +349,26 @@ def _run_tail(
         pm.diagnostics.handlers.remove(collect)
 
 
+def _history_in_order(
+    results: Sequence[BatchResult], hits: dict[int, HistoryRecords]
+) -> list[tuple[HistoryRecords, str]]:
+    """The IR history's records of the batches (or of their pieces, when
+    they ran one at a time) and of the pieces the cache had, in program
+    order, each with its origin (`run` or `cache`)."""
+    units = [(index, records, "cache") for index, records in hits.items()]
+    for result in results:
+        if result.parts:
+            units += [
+                (part.index, part.history, "run")
+                for part in result.parts
+                if part.history is not None
+            ]
+        elif result.history is not None:
+            units.append((result.batch, result.history, "run"))
+    units.sort(key=lambda unit: unit[0])
+    return [(records, origin) for _, records, origin in units]
+
+
 def _assemble_cached(
     prefix: str, results: Sequence[BatchResult], hits: dict[int, CachedPiece]
 ) -> SlicedOutcome | Fallback:
@@ -369,6 +407,9 @@ def _entries(
                         tuple(part.initial_symbols),
                         tuple(part.symbols),
                         part.header,
+                        history=None
+                        if part.history is None
+                        else part.history.to_json(),
                     ),
                     name,
                     slices.piece_text(index).text,

@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from passflow import ir, registry
 from passflow.diagnostics import PassflowError
 from passflow.executors.child_run import INTERRUPT_POLL
+from passflow.instruments.ir_history import IRHistory
 from passflow.ir import Context
 from passflow.manager import Nesting
 from passflow.pass_manager import PassManager
@@ -89,6 +90,8 @@ class ShippedSpec:
     context_factory: ContextFactory | None = None
     plugins: tuple[tuple[str, str], ...] = ()
     """The plugins the parent loaded (spec, title): a worker loads the same."""
+    history: bool = False
+    """The run records an IR history: each batch sends its records back."""
 
 
 @dataclass(frozen=True)
@@ -118,6 +121,8 @@ def _new_runner(spec: ShippedSpec) -> BatchRunner:
     pm = PassManager("builtin.module", context, nesting=Nesting.IMPLICIT)
     pm.assign(parse_pass_pipeline(spec.pipeline))
     pm.enable_emit_pass_error_on_failure(spec.emit_pass_errors)
+    if spec.history:  # recorded per batch, never written here (`take_batch`)
+        pm.enable_ir_history(IRHistory(""))
     runner = BatchRunner(pm, spec.shell, spec.name, generic=spec.generic)
     runner.keep_ops = spec.keep_ops
     runner.ship = True
@@ -172,6 +177,7 @@ def shipped_runner(
             runner.keep_ops,
             context_factory,
             tuple(registry.loaded_plugins().items()),
+            runner.history is not None,
         )
         return _collect(executor, spec, plan, jobs * _IN_FLIGHT_PER_JOB)
 

@@ -50,6 +50,7 @@ _NOT_IN_THE_KEY = frozenset(
         "executor",
         "jobs",
         "scheduler",
+        "ir_history",
     }
 )
 """Flags that choose where files go and what computes the result, never what

@@ -168,6 +168,8 @@ class _PassRow:
     changed: int = 0
     wall: float = 0.0
     failed: int = 0
+    cached: int = 0
+    """Executions the result cache answered (no timing)."""
 
 
 def _summary(history: HistoryFile) -> dict[str, object]:
@@ -183,6 +185,7 @@ def _summary(history: HistoryFile) -> dict[str, object]:
         row.changed += changed.get(execution.id, 0)
         row.wall += execution.wall
         row.failed += int(execution.failed)
+        row.cached += int(execution.origin == "cache")
     return {
         "runs": [{"id": i, "pipeline": p} for i, p in history.runs()],
         "passes": [asdict(row) for row in passes.values()],
@@ -197,9 +200,10 @@ def _summary_text(history: HistoryFile) -> str:
     lines.append(f"{'runs':>6} {'changed':>8} {'wall ms':>9}  pass")
     for row in cast("list[dict[str, Any]]", summary["passes"]):
         failed = f"  ({row['failed']} failed)" if row["failed"] else ""
+        cached = f"  ({row['cached']} from cache)" if row["cached"] else ""
         lines.append(
             f"{row['runs']:>6} {row['changed']:>8} {row['wall'] * 1e3:>9.2f}  "
-            f"{row['path']}{failed}"
+            f"{row['path']}{failed}{cached}"
         )
     return "\n".join(lines)
 
@@ -264,7 +268,7 @@ def _answer(args: argparse.Namespace, history: HistoryFile) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """`passflow-history`: answer one question about an IR history."""
-    args = _parser().parse_args(argv)
+    args = _parser().parse_intermixed_args(argv)  # `--pass cse @f500` too
     try:
         history = HistoryFile(args.file)
     except HistoryFileError as err:
