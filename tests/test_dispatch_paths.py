@@ -19,6 +19,7 @@ from xdsl.dialects.builtin import UnitAttr
 
 from passflow import (
     OperationPass,
+    OpPassManager,
     Pass,
     PassInstrumentation,
     PassManager,
@@ -208,3 +209,76 @@ def test_the_one_place_that_decides_direct_dispatch(parse: Parse) -> None:
         PassManager.parse("builtin.module(func.func(cse))"), module
     )
     assert not _steps_direct(plain, module)
+
+
+class Log(OperationPass):
+    """Logs the function it runs on."""
+
+    argument = "log"
+    op_name = "func.func"
+
+    def __init__(self, log: list[str]) -> None:
+        super().__init__()
+        self.log = log
+
+    def run_on_operation(self) -> None:
+        self.log.append(f"log {ir.symbol_name(self.get_operation())}")
+        self.mark_all_analyses_preserved()
+
+
+class RunsItsPipeline(OperationPass):
+    """Runs the pipeline it belongs to again on its function (once deep),
+    checks that its own state came back, and then breaks its function (drops
+    the terminator) without preserving anything: the verifier must see it,
+    whatever the inner run's passes preserved."""
+
+    argument = "runs-its-pipeline"
+    op_name = "func.func"
+
+    def __init__(self, log: list[str], pipeline: OpPassManager) -> None:
+        super().__init__()
+        self.log = log
+        self.pipeline = pipeline
+        self.depth = 0
+
+    def run_on_operation(self) -> None:
+        op = self.get_operation()
+        self.log.append(f"enter {ir.symbol_name(op)} at depth {self.depth}")
+        if self.depth == 0:
+            self.depth += 1
+            ok = self.run_pipeline(self.pipeline, op)
+            self.depth -= 1
+            self.log.append(f"inner {'ok' if ok else 'failed'}")
+            block = op.regions[0].blocks[0]
+            last = block.last_op
+            assert last is not None
+            block.erase_op(last)
+        self.log.append(f"back on {ir.symbol_name(self.get_operation())}")
+
+
+@pytest.mark.parametrize("path", ["direct", "instrumented"])
+def test_a_pipeline_run_again_inside_itself(parse: Parse, path: str) -> None:
+    log: list[str] = []
+    pm = PassManager()
+    seen: list[str] = []
+    pm.add_diagnostic_handler(lambda d: seen.append(d.message))
+    if path == "instrumented":
+        pm.add_instrumentation(Observe())
+    nested = pm.nest("func.func")
+    nested.add(Log(log))
+    nested.add(RunsItsPipeline(log, nested))
+    nested.add(Log(log))
+    with pytest.raises(PassPipelineError):
+        pm.run(parse(TEXT.split("func.func @f2")[0]))
+    once = [
+        "log {0}",
+        "enter {0} at depth 0",
+        "log {0}",
+        "enter {0} at depth 1",
+        "back on {0}",
+        "log {0}",
+        "inner ok",
+        "back on {0}",
+    ]
+    assert log == [line.format(f) for f in ("f0", "f1") for line in once]
+    assert seen == ["empty block: expect at least a terminator"] * 2

@@ -55,17 +55,17 @@ an adaptor (`PassPipeline.adaptor_flags`), whether it checks each op
 (`Pass.checks_each_op`), and its `PassExecutionState` in the run."""
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(eq=False)
 class PipelineSteps:
     """A pipeline's passes on ops of one name as the run loop dispatches them,
     made once per pipeline, op name and run (`RunState.pipeline_steps`).
 
-    `direct` is the fast path's one decision: the passes and their states when
-    nothing stands between the loop and each pass's `run_on_operation` (no
-    instrumentation, no action handler, no scheduling error on this op name, no
-    per-op check, no adaptor), so that `run_pipeline` dispatches them inline;
-    None: every pass goes through `run_pass`. Both give the same IR, statistics,
-    failures and diagnostics (tests/test_dispatch_paths.py).
+    `direct` is the fast path's one decision: the passes, when nothing stands
+    between the loop and each pass's `run_on_operation` (no instrumentation, no
+    action handler, no scheduling error on this op name, no per-op check, no
+    adaptor), so that `run_pipeline` dispatches them inline; None: every pass
+    goes through `run_pass`. Both give the same IR, statistics, failures and
+    diagnostics (tests/test_dispatch_paths.py).
     """
 
     passes: Sequence[Pass]
@@ -74,7 +74,13 @@ class PipelineSteps:
     steps: tuple[PassStep, ...]
     errors: tuple[str | None, ...] | None
     """Per pass, why it may not run on this op name (`schedule_errors`)."""
-    direct: tuple[tuple[Pass, PassExecutionState], ...] | None
+    direct: tuple[Pass, ...] | None
+    shared: PassExecutionState
+    """The `PassExecutionState` the direct passes share, one pass at a time:
+    pointed at each op once, not once per pass."""
+    running: bool = False
+    """Whether the direct passes run on some op now: a pass that runs the same
+    pipeline again (a dynamic pipeline) gets the full path for that inner run."""
 
 
 @dataclass(eq=False)
@@ -139,9 +145,10 @@ class RunState:
             if hooked
             or errors is not None
             or any(adaptor or checks for _, adaptor, checks, _ in steps)
-            else tuple((p, execution) for p, _, _, execution in steps)
+            else tuple(passes)
         )
-        found = self._steps[key] = PipelineSteps(passes, steps, errors, direct)
+        shared = PassExecutionState(op, am, self)
+        found = self._steps[key] = PipelineSteps(passes, steps, errors, direct, shared)
         return found
 
     def execution_state_of(
@@ -368,7 +375,7 @@ def run_pipeline(
             instrumentor.run_before_pipeline(pm.op_name, parent)
         plan = state.pipeline_steps(pm, op, am)
         direct = plan.direct
-        if direct is None:
+        if direct is None or plan.running:
             errors = plan.errors
             for index, (pass_, is_adaptor, checks_op, execution) in enumerate(
                 plan.steps
@@ -381,39 +388,57 @@ def run_pipeline(
                     return False
                 if not run_pass(pass_, op, am, state, is_adaptor, execution):
                     return False
-        else:
-            # `run_pass` inlined, less what `direct` rules out (hooks, actions,
-            # adaptors): the hot path, most of the cost of a trivial pass's visit.
-            for pass_, execution in direct:
-                if pass_.execution_state is not None:  # it runs itself, re-entrantly
-                    if not run_pass(pass_, op, am, state, False):
-                        return False
-                    continue
-                execution.op = op
-                execution.analysis_manager = am
-                execution.failed = False
-                execution.preserved = None
-                pass_.execution_state = execution
-                try:
-                    pass_.run_on_operation()
-                except InstrumentationError:
-                    raise
-                except Exception as err:
-                    state.crash(pass_, op, err)
-                    execution.failed = True
-                finally:
-                    pass_.execution_state = None
-                # The pass set `preserved`; pyright sees only the None above.
-                changed = execution.preserved is not ALL_PRESERVED  # pyright: ignore[reportUnnecessaryComparison]
-                if (changed or execution.failed) and not _after_body(
-                    pass_, op, am, state, False, execution
-                ):
-                    return False
+        elif not _run_direct(direct, plan, op, am, state):
+            return False
         if instrumentor is not None and parent is not None:
             instrumentor.run_after_pipeline(pm.op_name, parent)
         return True
     finally:
         am.clear()
+
+
+def _run_direct(
+    direct: tuple[Pass, ...],
+    plan: PipelineSteps,
+    op: Operation,
+    am: AnalysisManager,
+    state: RunState,
+) -> bool:
+    """`run_pass` for each of `direct` on `op`, inlined, less what
+    `PipelineSteps.direct` rules out (hooks, actions, adaptors, per-op checks):
+    the hot path, most of the cost of a trivial pass's visit. False at the first
+    failure."""
+    execution = plan.shared
+    execution.op = op
+    execution.analysis_manager = am
+    execution.failed = False
+    plan.running = True
+    try:
+        for pass_ in direct:
+            if pass_.execution_state is not None:  # it runs itself, re-entrantly
+                if not run_pass(pass_, op, am, state, False):
+                    return False
+                continue
+            execution.preserved = None
+            pass_.execution_state = execution
+            try:
+                pass_.run_on_operation()
+            except InstrumentationError:
+                raise
+            except Exception as err:
+                state.crash(pass_, op, err)
+                execution.failed = True
+            finally:
+                pass_.execution_state = None
+            # The pass set `preserved`; pyright sees only the None above.
+            changed = execution.preserved is not ALL_PRESERVED  # pyright: ignore[reportUnnecessaryComparison]
+            if (changed or execution.failed) and not _after_body(
+                pass_, op, am, state, False, execution
+            ):
+                return False
+        return True
+    finally:
+        plan.running = False
 
 
 def run_adaptor(adaptor: Pass, execution: PassExecutionState, state: RunState) -> None:
