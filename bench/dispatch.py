@@ -14,6 +14,9 @@ so that both see the same slow and fast spells of a shared machine:
 
     .venv/bin/python bench/dispatch.py --against /tmp/passflow-d4d11a7 --rounds 10
 
+`--cpu` times in CPU time (`time.process_time`) rather than wall time, the
+figure to quote on a shared machine.
+
 Add `--instructions` to count, under valgrind's callgrind, the machine
 instructions per dispatch of each tree instead (the count of `--repeat`
 more runs, over the dispatches they made): slow, but a figure the load of a
@@ -32,6 +35,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from passflow import OperationPass, PassManager, ir
@@ -56,7 +60,12 @@ def make_module_text(functions: int) -> str:
     )
 
 
-def time_manager(module: ir.ModuleOp, passes: int, repeat: int) -> float:
+def time_manager(
+    module: ir.ModuleOp,
+    passes: int,
+    repeat: int,
+    clock: Callable[[], float] = time.perf_counter,
+) -> float:
     pm = PassManager()
     pm.enable_verifier(False)
     fpm = pm.nest("func.func")
@@ -65,9 +74,9 @@ def time_manager(module: ir.ModuleOp, passes: int, repeat: int) -> float:
     pm.run(module)  # warm-up: finalization, caches
     samples: list[float] = []
     for _ in range(repeat):
-        start = time.perf_counter()
+        start = clock()
         pm.run(module)
-        samples.append(time.perf_counter() - start)
+        samples.append(clock() - start)
     return statistics.median(samples)
 
 
@@ -99,11 +108,16 @@ def time_bare_loop(module: ir.ModuleOp, passes: int, repeat: int) -> float:
     return statistics.median(samples)
 
 
-def measure_manager(functions: int, passes: int, repeat: int) -> float:
+def measure_manager(
+    functions: int,
+    passes: int,
+    repeat: int,
+    clock: Callable[[], float] = time.perf_counter,
+) -> float:
     """Microseconds per dispatch through `PassManager.run` (median of `repeat`)."""
     module = ir.parse_module(make_module_text(functions))
     gc.disable()
-    managed = time_manager(module, passes, repeat)
+    managed = time_manager(module, passes, repeat, clock)
     gc.enable()
     return managed / (functions * passes) * 1e6
 
@@ -116,6 +130,7 @@ def _child_command(args: argparse.Namespace, repeat: int) -> list[str]:
         f"--functions={args.functions}",
         f"--passes={args.passes}",
         f"--repeat={repeat}",
+        *(["--cpu"] if args.cpu else []),
     ]
 
 
@@ -189,7 +204,8 @@ def compare(args: argparse.Namespace) -> None:
     dispatches = args.functions * args.passes
     print(
         f"functions={args.functions} passes={args.passes} dispatches={dispatches} "
-        f"rounds={args.rounds} (median of {args.repeat} runs each), us/dispatch"
+        f"rounds={args.rounds} (median of {args.repeat} runs each), us/dispatch "
+        f"({'CPU' if args.cpu else 'wall'} time), load {os.getloadavg()[0]:.1f}"
     )
     for tree, values in results.items():
         ordered = sorted(values)
@@ -239,13 +255,19 @@ def main() -> None:
         action="store_true",
         help="with --against: count instructions per dispatch (valgrind)",
     )
+    parser.add_argument(
+        "--cpu",
+        action="store_true",
+        help="time in CPU time (time.process_time), steadier on a shared machine",
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
 
     if args.child:
         import passflow
 
-        per = measure_manager(args.functions, args.passes, args.repeat)
+        clock = time.process_time if args.cpu else time.perf_counter
+        per = measure_manager(args.functions, args.passes, args.repeat, clock)
         print(json.dumps({"us_per_dispatch": per, "passflow": passflow.__file__}))
         return
     if args.against:

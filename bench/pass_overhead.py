@@ -11,7 +11,8 @@ and the ratio passflow / xDSL. Run:
 
     .venv/bin/python bench/pass_overhead.py [--functions N] [--passes N] [--rounds N]
 
-Add `--verify` to keep passflow's verifier on (MLIR's default; xDSL's
+Add `--cpu` to time CPU time (`time.process_time`) instead of wall time, the
+figure to quote on a shared machine. Add `--verify` to keep passflow's verifier on (MLIR's default; xDSL's
 pipeline does not verify between passes), and `--instructions` to count, under
 valgrind's callgrind, the machine instructions per visit of each side
 instead: slow, but a figure the load of a shared machine does not move.
@@ -29,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -85,6 +87,31 @@ def xdsl_pipeline(passes: int) -> PassPipeline:
     return PassPipeline(tuple(XNoOp() for _ in range(passes)))
 
 
+def bare_loop(module: builtin.ModuleOp, passes: int) -> Callable[[], None]:
+    """The floor under any pass manager: each pass pointed at each function
+    and its `run_on_operation` called, nothing checked (as bench/dispatch.py's
+    bare loop)."""
+    from passflow.analysis import AnalysisManager  # internals: this tree's only
+    from passflow.diagnostics import DiagnosticEngine
+    from passflow.pass_base import PassExecutionState
+    from passflow.runner import RunState
+
+    run = RunState(ir.default_context(), DiagnosticEngine(), None, verify=False)
+    am = AnalysisManager.for_root(module)
+    functions = ir.direct_children(module)
+    pairs = [(NoOp(), PassExecutionState(module, am, run)) for _ in range(passes)]
+
+    def loop() -> None:
+        for op in functions:
+            for pass_, state in pairs:
+                state.op = op
+                pass_.execution_state = state
+                pass_.run_on_operation()
+                pass_.execution_state = None
+
+    return loop
+
+
 def measure(args: argparse.Namespace) -> None:
     module = ir.parse_module(module_text(args.functions))
     pm = passflow_manager(args.passes, args.verify)
@@ -92,30 +119,39 @@ def measure(args: argparse.Namespace) -> None:
     context = ir.default_context()
     pm.run(module)  # warm-up: finalization, caches
     pipeline.apply(context, module)
+    clock = time.process_time if args.cpu else time.perf_counter
+    floor = bare_loop(module, args.passes)
     ours: list[float] = []
     theirs: list[float] = []
+    bare: list[float] = []
     gc.disable()
     for _ in range(args.rounds):
-        start = time.perf_counter()
+        start = clock()
         pm.run(module)
-        ours.append(time.perf_counter() - start)
-        start = time.perf_counter()
+        ours.append(clock() - start)
+        start = clock()
         pipeline.apply(context, module)
-        theirs.append(time.perf_counter() - start)
+        theirs.append(clock() - start)
+        start = clock()
+        floor()
+        bare.append(clock() - start)
     gc.enable()
     visits = args.functions * args.passes
     a = statistics.median(ours) / visits * 1e6
     b = statistics.median(theirs) / visits * 1e6
+    c = statistics.median(bare) / visits * 1e6
     load = os.getloadavg()[0]
     verify = "on" if args.verify else "off"
     print(
         f"{args.passes} trivial function passes x {args.functions} functions, "
         f"median of {args.rounds} alternated rounds, load {load:.1f} "
-        f"({os.cpu_count()} CPUs), passflow verifier {verify}"
+        f"({os.cpu_count()} CPUs), {'CPU' if args.cpu else 'wall'} time, "
+        f"passflow verifier {verify}"
     )
     print(f"  passflow PassManager : {a:.3f} us per pass visit")
     print(f"  xDSL PassPipeline    : {b:.3f} us per pass visit")
     print(f"  ratio                : {a / b:.2f}x")
+    print(f"  bare loop (floor)    : {c:.3f} us per pass visit ({c / b:.2f}x xDSL)")
 
 
 def child(args: argparse.Namespace) -> None:
@@ -181,6 +217,7 @@ def main() -> None:
     parser.add_argument("--passes", type=int, default=50)
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--verify", action="store_true")
+    parser.add_argument("--cpu", action="store_true")
     parser.add_argument("--instructions", action="store_true")
     parser.add_argument("--child", choices=("passflow", "xdsl"), help=argparse.SUPPRESS)
     parser.add_argument("--repeat", type=int, default=1, help=argparse.SUPPRESS)

@@ -517,6 +517,8 @@ def test_get_operation_outside_a_run_is_an_error() -> None:
 
     with pytest.raises(PassflowError, match="is not running on an operation"):
         Record().get_operation()
+    with pytest.raises(PassflowError, match="is not running on an operation"):
+        Record().mark_all_analyses_preserved()
 
 
 @dataclass

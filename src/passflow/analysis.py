@@ -155,12 +155,25 @@ class _AnalysisMap:
 
 
 class AnalysisManager:
-    """A handle on the analyses of one op; cheap to create, shared by reference."""
+    """A handle on the analyses of one op; cheap to create, shared by reference.
 
-    __slots__ = ("_map",)
+    A nested handle (`nest`) makes its op's map of cached analyses on first use,
+    so that an adaptor's children that no pass asks an analysis of (most of them,
+    in most pipelines) cost one small object and nothing to clear.
+    """
 
-    def __init__(self, _map: _AnalysisMap) -> None:
+    __slots__ = ("_map", "_op", "_parent")
+
+    def __init__(
+        self,
+        _map: _AnalysisMap | None,
+        _parent: _AnalysisMap | None = None,
+        _op: Operation | None = None,
+    ) -> None:
         self._map = _map
+        self._parent = _parent
+        """With `_op`, the map `_map` is made below on first use (`_own`)."""
+        self._op = _op
 
     @classmethod
     def for_root(
@@ -168,13 +181,36 @@ class AnalysisManager:
     ) -> AnalysisManager:
         return cls(_AnalysisMap(op, None, instrumentor))
 
+    def _own(self) -> _AnalysisMap:
+        """This op's map, made (with the maps on the way down) on first use."""
+        amap = self._map
+        if amap is not None:
+            return amap
+        parent, op = self._parent, self._op
+        assert parent is not None and op is not None  # set together by `nest`
+        chain: list[Operation] = []
+        current: Operation | None = op
+        while current is not None and current is not parent.op:
+            chain.append(current)
+            current = current.parent_op()
+        if current is None or not chain:
+            raise ValueError("AnalysisManager.nest needs a descendant of its operation")
+        for step in reversed(chain):
+            parent = parent.child(step)
+        self._map = parent
+        return parent
+
     @property
     def operation(self) -> Operation:
-        return self._map.op
+        amap = self._map
+        if amap is None:
+            assert self._op is not None
+            return self._op
+        return amap.op
 
     def get_analysis(self, analysis: type[A]) -> A:
         """The cached analysis, or a new one computed (and cached) now."""
-        amap = self._map
+        amap = self._map or self._own()
         found = amap.analyses.get(analysis)
         if found is not None:
             return cast(A, found)
@@ -189,13 +225,13 @@ class AnalysisManager:
         return result
 
     def get_cached_analysis(self, analysis: type[A]) -> A | None:
-        return cast("A | None", self._map.analyses.get(analysis))
+        return cast("A | None", (self._map or self._own()).analyses.get(analysis))
 
     def get_cached_parent_analysis(
         self, analysis: type[A], parent_op: Operation
     ) -> A | None:
         """The analysis cached on the map of ancestor `parent_op`; never computes."""
-        current = self._map.parent
+        current = (self._map or self._own()).parent
         while current is not None:
             if current.op is parent_op:
                 return cast("A | None", current.analyses.get(analysis))
@@ -206,41 +242,34 @@ class AnalysisManager:
         self, analysis: type[A], child: Operation
     ) -> A | None:
         """The analysis cached on an immediate child's map; never computes."""
-        if child.parent_op() is not self._map.op:
+        amap = self._map or self._own()
+        if child.parent_op() is not amap.op:
             raise ValueError("get_cached_child_analysis needs an immediate child op")
-        found = self._map.children.get(id(child))
+        found = amap.children.get(id(child))
         return None if found is None else cast("A | None", found.analyses.get(analysis))
 
     def get_child_analysis(self, analysis: type[A], op: Operation) -> A:
         return self.nest(op).get_analysis(analysis)
 
     def nest(self, op: Operation) -> AnalysisManager:
-        """The analysis manager of a proper descendant `op`, creating maps on the way."""
-        if op.parent_op() is self._map.op:
-            return AnalysisManager(self._map.child(op))
-        chain: list[Operation] = []
-        current: Operation | None = op
-        while current is not None and current is not self._map.op:
-            chain.append(current)
-            current = current.parent_op()
-        if current is None:
-            raise ValueError("AnalysisManager.nest needs a descendant of its operation")
-        amap = self._map
-        for step in reversed(chain):
-            amap = amap.child(step)
-        return AnalysisManager(amap)
+        """The analysis manager of a proper descendant `op`. Its map (and those on
+        the way down) is made on first use, which is also when a non-descendant
+        raises `ValueError`."""
+        return AnalysisManager(None, self._map or self._own(), op)
 
     def invalidate(self, preserved: PreservedAnalyses | None) -> None:
         """Drop the analyses of this op and its nested ops that `preserved` does
         not keep (None: none kept); free when nothing is cached, as after most
         passes."""
         amap = self._map
-        if amap.analyses or amap.children:
+        if amap is not None and (amap.analyses or amap.children):
             amap.invalidate(_NONE_PRESERVED if preserved is None else preserved)
 
     def clear(self) -> None:
-        self._map.clear()
+        amap = self._map
+        if amap is not None:
+            amap.clear()
 
     def cached_analyses(self) -> list[type]:
         """Types cached on this op, in the order they were computed."""
-        return list(self._map.analyses)
+        return list((self._map or self._own()).analyses)

@@ -255,10 +255,12 @@ class Pass:
     # --- while running ------------------------------------------------------
 
     def get_operation(self) -> Operation:
-        execution = self.execution_state
-        if execution is None:
-            raise self._not_running()
-        return execution.op
+        # Called on almost every visit: asked, not checked first (a third of
+        # the call), with None (not running) caught as the AttributeError.
+        try:
+            return self.execution_state.op  # pyright: ignore[reportOptionalMemberAccess]
+        except AttributeError:
+            raise self._not_running() from None
 
     def get_context(self) -> Context:
         return self._execution().run.context
@@ -292,10 +294,10 @@ class Pass:
 
     def mark_all_analyses_preserved(self) -> None:
         """Declare the op unchanged: keeps every analysis and skips verification."""
-        execution = self.execution_state
-        if execution is None:
-            raise self._not_running()
-        execution.preserved = ALL_PRESERVED
+        try:  # as in get_operation: None (not running) is the AttributeError
+            self.execution_state.preserved = ALL_PRESERVED  # pyright: ignore[reportOptionalMemberAccess]
+        except AttributeError:
+            raise self._not_running() from None
 
     def mark_analyses_preserved(self, *analyses: type) -> None:
         execution = self._execution()

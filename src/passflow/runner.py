@@ -32,7 +32,7 @@ from passflow.instrumentation import (
     PassInstrumentor,
     PipelineParentInfo,
 )
-from passflow.ir import Context, Operation
+from passflow.ir import Context, Operation, OperationName
 from passflow.manager import OpToOpPassAdaptor
 from passflow.pass_base import Pass, PassExecutionState, PassPipeline
 
@@ -40,12 +40,47 @@ if TYPE_CHECKING:  # a run without actions or remarks loads neither
     from passflow.actions import ActionHandler
     from passflow.remarks import RemarkEngine
 
-__all__ = ["PassStep", "RunState", "run_adaptor", "run_pass", "run_pipeline"]
+__all__ = [
+    "PassStep",
+    "PipelineSteps",
+    "RunState",
+    "run_adaptor",
+    "run_pass",
+    "run_pipeline",
+]
 
 PassStep = tuple[Pass, bool, bool, PassExecutionState]
 """A pass of a pipeline as the run loop dispatches it: the pass, whether it is
 an adaptor (`PassPipeline.adaptor_flags`), whether it checks each op
 (`Pass.checks_each_op`), and its `PassExecutionState` in the run."""
+
+
+@dataclass(eq=False)
+class PipelineSteps:
+    """A pipeline's passes on ops of one name as the run loop dispatches them,
+    made once per pipeline, op name and run (`RunState.pipeline_steps`).
+
+    `direct` is the fast path's one decision: the passes, when nothing stands
+    between the loop and each pass's `run_on_operation` (no instrumentation, no
+    action handler, no scheduling error on this op name, no per-op check, no
+    adaptor), so that `run_pipeline` dispatches them inline; None: every pass
+    goes through `run_pass`. Both give the same IR, statistics, failures and
+    diagnostics (tests/test_dispatch_paths.py).
+    """
+
+    passes: Sequence[Pass]
+    """The pipeline's pass sequence these steps were made from (held, so that
+    its identity keys the cache)."""
+    steps: tuple[PassStep, ...]
+    errors: tuple[str | None, ...] | None
+    """Per pass, why it may not run on this op name (`schedule_errors`)."""
+    direct: tuple[Pass, ...] | None
+    shared: PassExecutionState
+    """The `PassExecutionState` the direct passes share, one pass at a time:
+    pointed at each op once, not once per pass."""
+    running: bool = False
+    """Whether the direct passes run on some op now: a pass that runs the same
+    pipeline again (a dynamic pipeline) gets the full path for that inner run."""
 
 
 @dataclass(eq=False)
@@ -81,28 +116,40 @@ class RunState:
     """One `PassExecutionState` per pass (by identity: a dataclass pass is not
     hashable), reused from op to op: cheaper than a new one per dispatch, which
     would double the cost of dispatching."""
-    _steps: dict[int, tuple[Sequence[Pass], tuple[PassStep, ...]]] = field(
-        default_factory=lambda: dict[int, tuple[Sequence[Pass], tuple[PassStep, ...]]]()
+    _steps: dict[tuple[int, OperationName], PipelineSteps] = field(
+        default_factory=lambda: dict[tuple[int, OperationName], PipelineSteps]()
     )
 
     def pipeline_steps(
         self, pm: PassPipeline, op: Operation, am: AnalysisManager
-    ) -> tuple[PassStep, ...]:
-        """`pm`'s passes as the run loop dispatches them (`PassStep`), made once
-        per pipeline and run, so that a dispatch reads them from one tuple.
+    ) -> PipelineSteps:
+        """`pm`'s passes on `op` as the run loop dispatches them, made once per
+        pipeline, op name and run, so that a dispatch reads them from one tuple.
         Cached by the identity of `pm.passes`, which the cache holds, so that an
         edited pipeline (or a new one at the same address) is never given
         another's steps."""
         passes = pm.passes
-        found = self._steps.get(id(passes))
-        if found is not None and found[0] is passes:
-            return found[1]
+        name = ir.operation_name(op)
+        key = (id(passes), name)
+        found = self._steps.get(key)
+        if found is not None and found.passes is passes:
+            return found
         steps = tuple(
             (p, adaptor, p.checks_each_op, self.execution_state_of(p, op, am))
             for p, adaptor in zip(passes, pm.adaptor_flags(), strict=True)
         )
-        self._steps[id(passes)] = (passes, steps)
-        return steps
+        errors = pm.schedule_errors(name)
+        hooked = self.instrumentor is not None or self.action_handler is not None
+        direct = (
+            None
+            if hooked
+            or errors is not None
+            or any(adaptor or checks for _, adaptor, checks, _ in steps)
+            else tuple(passes)
+        )
+        shared = PassExecutionState(op, am, self)
+        found = self._steps[key] = PipelineSteps(passes, steps, errors, direct, shared)
+        return found
 
     def execution_state_of(
         self, pass_: Pass, op: Operation, am: AnalysisManager
@@ -255,17 +302,8 @@ def run_pass(
             instrumentor.run_before_pass(pass_, op)
         if not execution.failed:
             handler = state.action_handler
-            if handler is None:  # the hot path: _run_body, inlined
-                try:
-                    if is_adaptor:
-                        run_adaptor(pass_, execution, state)
-                    else:
-                        pass_.run_on_operation()
-                except InstrumentationError:
-                    raise
-                except Exception as err:
-                    state.crash(pass_, op, err)
-                    execution.failed = True
+            if handler is None:
+                _run_body(pass_, execution, state, is_adaptor)
             else:
                 from passflow.actions import PassExecutionAction  # with a handler only
 
@@ -335,26 +373,52 @@ def run_pipeline(
     try:
         if instrumentor is not None and parent is not None:
             instrumentor.run_before_pipeline(pm.op_name, parent)
-        errors = pm.schedule_errors(ir.operation_name(op))
-        steps = state.pipeline_steps(pm, op, am)
-        # No hooks and no action handler: a pass's dispatch is `run_pass`
-        # inlined (the hot path: half the cost of a trivial pass's visit).
-        plain = state.instrumentor is None and state.action_handler is None
-        for index, (pass_, is_adaptor, checks_op, execution) in enumerate(steps):
-            if errors is not None or checks_op:
+        plan = state.pipeline_steps(pm, op, am)
+        direct = plan.direct
+        if direct is None or plan.running:
+            errors = plan.errors
+            for index, (pass_, is_adaptor, checks_op, execution) in enumerate(
+                plan.steps
+            ):
                 message = errors[index] if errors is not None else None
                 if message is None and checks_op:
                     message = pm.op_schedule_error(index, op)
                 if message is not None:
                     state.op_error(op, message)
                     return False
-            if not plain or is_adaptor or pass_.execution_state is not None:
                 if not run_pass(pass_, op, am, state, is_adaptor, execution):
                     return False
+        elif not _run_direct(direct, plan, op, am, state):
+            return False
+        if instrumentor is not None and parent is not None:
+            instrumentor.run_after_pipeline(pm.op_name, parent)
+        return True
+    finally:
+        am.clear()
+
+
+def _run_direct(
+    direct: tuple[Pass, ...],
+    plan: PipelineSteps,
+    op: Operation,
+    am: AnalysisManager,
+    state: RunState,
+) -> bool:
+    """`run_pass` for each of `direct` on `op`, inlined, less what
+    `PipelineSteps.direct` rules out (hooks, actions, adaptors, per-op checks):
+    the hot path, most of the cost of a trivial pass's visit. False at the first
+    failure."""
+    execution = plan.shared
+    execution.op = op
+    execution.analysis_manager = am
+    execution.failed = False
+    plan.running = True
+    try:
+        for pass_ in direct:
+            if pass_.execution_state is not None:  # it runs itself, re-entrantly
+                if not run_pass(pass_, op, am, state, False):
+                    return False
                 continue
-            execution.op = op
-            execution.analysis_manager = am
-            execution.failed = False
             execution.preserved = None
             pass_.execution_state = execution
             try:
@@ -367,16 +431,14 @@ def run_pipeline(
             finally:
                 pass_.execution_state = None
             # The pass set `preserved`; pyright sees only the None above.
-            unchanged = execution.preserved is ALL_PRESERVED  # pyright: ignore[reportUnnecessaryComparison]
-            if not (unchanged and not execution.failed) and not _after_body(
+            changed = execution.preserved is not ALL_PRESERVED  # pyright: ignore[reportUnnecessaryComparison]
+            if (changed or execution.failed) and not _after_body(
                 pass_, op, am, state, False, execution
             ):
                 return False
-        if instrumentor is not None and parent is not None:
-            instrumentor.run_after_pipeline(pm.op_name, parent)
         return True
     finally:
-        am.clear()
+        plan.running = False
 
 
 def run_adaptor(adaptor: Pass, execution: PassExecutionState, state: RunState) -> None:

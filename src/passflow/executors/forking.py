@@ -183,7 +183,8 @@ class _ForkedRun:
         self.remaining = 0
         self.decoders: dict[PoolWorker, Decoder] = {}
         self.profile = ExecutorProfile(runs=1)
-        # Made on the spawning thread (MLIR's prepass); the workers inherit them.
+        # Made on the spawning thread (MLIR's prepass); the workers inherit them
+        # (handles: a child's map is made where a pass first asks it an analysis).
         self.ams = [work.am.nest(child) for _, child in work.items]
         self.shared: list[object] = []
         """What the workers' results may refer to by index (`transfer`), found

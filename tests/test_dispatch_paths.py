@@ -1,0 +1,284 @@
+"""The run loop's direct dispatch and its full path give the same run.
+
+`RunState.pipeline_steps` decides, in one place, whether a pipeline's passes
+are dispatched inline (`PipelineSteps.direct`) or each through `run_pass`.
+Generated pipelines of passes that keep, change, break, fail or crash on
+functions run both ways (the full path forced by an instrumentation that
+observes nothing, or by an action handler that executes every action) and must
+give the same IR, statistics, failure and diagnostics.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import ClassVar
+
+import pytest
+from xdsl.dialects.builtin import UnitAttr
+
+from passflow import (
+    OperationPass,
+    OpPassManager,
+    Pass,
+    PassInstrumentation,
+    PassManager,
+    PassPipelineError,
+    Statistic,
+    ir,
+)
+from passflow.analysis import AnalysisManager
+from passflow.diagnostics import DiagnosticEngine
+from passflow.runner import RunState
+
+Parse = Callable[[str], ir.ModuleOp]
+
+FUNCTIONS = 5
+TEXT = "".join(
+    f"func.func @f{i}(%a: i32) -> i32 {{\n  func.return %a : i32\n}}\n"
+    for i in range(FUNCTIONS)
+)
+
+
+class Counted:
+    """An analysis that counts how often it was computed."""
+
+    made: ClassVar[int] = 0
+
+    def __init__(self, op: ir.Operation) -> None:
+        type(self).made += 1
+
+
+class Step(OperationPass):
+    """A generated pass: what it does to function `target` (every function when
+    None); it counts its visits."""
+
+    argument = "step"
+    op_name = "func.func"
+    visits = Statistic(description="functions visited")
+
+    def __init__(self, kind: str, target: str | None, serial: int) -> None:
+        super().__init__()
+        self.kind = kind
+        self.target = target
+        self.serial = serial
+
+    def run_on_operation(self) -> None:
+        self.visits += 1
+        op = self.get_operation()
+        if self.target is not None and ir.symbol_name(op) != self.target:
+            self.mark_all_analyses_preserved()
+            return
+        kind = self.kind
+        if kind == "keep":
+            self.get_analysis(Counted)
+            self.mark_all_analyses_preserved()
+        elif kind == "change":
+            op.attributes[f"step{self.serial}"] = UnitAttr()
+        elif kind == "partial":
+            self.get_analysis(Counted)
+            self.mark_analyses_preserved(Counted)
+        elif kind == "fail":
+            self.emit_op_error(op, f"step {self.serial} failed")
+            self.signal_pass_failure()
+        elif kind == "refuse":  # fails without touching the op
+            self.emit_op_error(op, f"step {self.serial} refused")
+            self.mark_all_analyses_preserved()
+            self.signal_pass_failure()
+        elif kind == "crash":
+            raise RuntimeError(f"step {self.serial} crashed")
+        elif kind == "break":  # drops the terminator: the verifier objects
+            block = op.regions[0].blocks[0]
+            last = block.last_op
+            assert last is not None
+            block.erase_op(last)
+
+
+class Observe(PassInstrumentation):
+    """Has a hook, so the run dispatches through `run_pass`; observes nothing."""
+
+    def run_before_pass(self, pass_: Pass, op: ir.Operation) -> None:
+        del pass_, op
+
+
+def execute_every_action(execute: Callable[[], None], action: object) -> None:
+    del action
+    execute()
+
+
+KINDS = ("keep", "keep", "change", "partial", "fail", "refuse", "crash", "break")
+
+
+def generated_spec(rng: random.Random) -> list[tuple[str, str | None]]:
+    return [
+        (
+            rng.choice(KINDS),
+            rng.choice([None, *(f"f{i}" for i in range(FUNCTIONS))]),
+        )
+        for _ in range(rng.randint(1, 6))
+    ]
+
+
+def run(
+    parse: Parse,
+    spec: list[tuple[str, str | None]],
+    path: str,
+    verify: bool,
+    pass_errors: bool,
+) -> tuple[bool, list[str], str, list[int], int]:
+    """Outcome, diagnostics, printed IR, statistics and analyses computed."""
+    module = parse(TEXT)
+    pm = PassManager()
+    pm.enable_verifier(verify)
+    pm.enable_emit_pass_error_on_failure(pass_errors)
+    seen: list[str] = []
+    pm.add_diagnostic_handler(lambda d: seen.append(str(d)))
+    if path == "instrumented":
+        pm.add_instrumentation(Observe())
+    elif path == "actions":
+        pm.register_action_handler(execute_every_action)
+    nested = pm.nest("func.func")
+    steps = [Step(kind, target, i) for i, (kind, target) in enumerate(spec)]
+    for step in steps:
+        nested.add(step)
+    Counted.made = 0
+    try:
+        pm.run(module)
+        ok = True
+    except PassPipelineError:
+        ok = False
+    return ok, seen, ir.print_op(module), [s.visits for s in steps], Counted.made
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_direct_and_full_dispatch_give_the_same_run(parse: Parse, seed: int) -> None:
+    rng = random.Random(seed)
+    for _ in range(4):
+        spec = generated_spec(rng)
+        verify, pass_errors = rng.random() < 0.7, rng.random() < 0.5
+        direct = run(parse, spec, "direct", verify, pass_errors)
+        for path in ("instrumented", "actions"):
+            assert run(parse, spec, path, verify, pass_errors) == direct, (
+                spec,
+                path,
+                verify,
+                pass_errors,
+            )
+
+
+def test_a_generated_run_exercises_every_outcome(parse: Parse) -> None:
+    # The comparison above means something only if the runs differ in kind.
+    spec: list[tuple[str, str | None]] = [
+        ("change", "f1"),
+        ("fail", "f2"),
+        ("crash", "f3"),
+        ("break", "f4"),
+    ]
+    ok, seen, printed, visits, _ = run(parse, spec, "direct", True, True)
+    assert not ok
+    assert "step0" in printed
+    assert visits == [5, 5, 4, 3]
+    assert any("step 1 failed" in d for d in seen)
+    assert any("step 2 crashed" in d for d in seen)
+    assert any("expect at least a terminator" in d for d in seen)
+    assert any("failed to run pass 'Step'" in d for d in seen)
+    assert len([d for d in seen if "failed to run pass" in d]) == 3
+
+
+def _steps_direct(pm: PassManager, op: ir.Operation, **state: object) -> bool:
+    """Whether the run would dispatch `pm`'s passes on `op` inline."""
+    run_state = RunState(ir.default_context(), DiagnosticEngine(), None, False)
+    for name, value in state.items():
+        setattr(run_state, name, value)
+    am = AnalysisManager.for_root(op)
+    return run_state.pipeline_steps(pm, op, am).direct is not None
+
+
+def test_the_one_place_that_decides_direct_dispatch(parse: Parse) -> None:
+    module = parse(TEXT)
+    func = ir.direct_children(module)[0]
+    plain = PassManager("func.func")
+    plain.add(Step("keep", None, 0))
+    assert _steps_direct(plain, func)
+    assert not _steps_direct(plain, func, action_handler=execute_every_action)
+    hooked = PassManager("func.func")
+    hooked.add_instrumentation(Observe())
+    assert not _steps_direct(plain, func, instrumentor=hooked.instrumentor)
+    # An adaptor in the pipeline, or a pass refused on this op name.
+    assert not _steps_direct(
+        PassManager.parse("builtin.module(func.func(cse))"), module
+    )
+    assert not _steps_direct(plain, module)
+
+
+class Log(OperationPass):
+    """Logs the function it runs on."""
+
+    argument = "log"
+    op_name = "func.func"
+
+    def __init__(self, log: list[str]) -> None:
+        super().__init__()
+        self.log = log
+
+    def run_on_operation(self) -> None:
+        self.log.append(f"log {ir.symbol_name(self.get_operation())}")
+        self.mark_all_analyses_preserved()
+
+
+class RunsItsPipeline(OperationPass):
+    """Runs the pipeline it belongs to again on its function (once deep),
+    checks that its own state came back, and then breaks its function (drops
+    the terminator) without preserving anything: the verifier must see it,
+    whatever the inner run's passes preserved."""
+
+    argument = "runs-its-pipeline"
+    op_name = "func.func"
+
+    def __init__(self, log: list[str], pipeline: OpPassManager) -> None:
+        super().__init__()
+        self.log = log
+        self.pipeline = pipeline
+        self.depth = 0
+
+    def run_on_operation(self) -> None:
+        op = self.get_operation()
+        self.log.append(f"enter {ir.symbol_name(op)} at depth {self.depth}")
+        if self.depth == 0:
+            self.depth += 1
+            ok = self.run_pipeline(self.pipeline, op)
+            self.depth -= 1
+            self.log.append(f"inner {'ok' if ok else 'failed'}")
+            block = op.regions[0].blocks[0]
+            last = block.last_op
+            assert last is not None
+            block.erase_op(last)
+        self.log.append(f"back on {ir.symbol_name(self.get_operation())}")
+
+
+@pytest.mark.parametrize("path", ["direct", "instrumented"])
+def test_a_pipeline_run_again_inside_itself(parse: Parse, path: str) -> None:
+    log: list[str] = []
+    pm = PassManager()
+    seen: list[str] = []
+    pm.add_diagnostic_handler(lambda d: seen.append(d.message))
+    if path == "instrumented":
+        pm.add_instrumentation(Observe())
+    nested = pm.nest("func.func")
+    nested.add(Log(log))
+    nested.add(RunsItsPipeline(log, nested))
+    nested.add(Log(log))
+    with pytest.raises(PassPipelineError):
+        pm.run(parse(TEXT.split("func.func @f2")[0]))
+    once = [
+        "log {0}",
+        "enter {0} at depth 0",
+        "log {0}",
+        "enter {0} at depth 1",
+        "back on {0}",
+        "log {0}",
+        "inner ok",
+        "back on {0}",
+    ]
+    assert log == [line.format(f) for f in ("f0", "f1") for line in once]
+    assert seen == ["empty block: expect at least a terminator"] * 2
