@@ -25,6 +25,7 @@ __all__ = [
     "PROGRAMS",
     "SCALE",
     "SWEEP_PROGRAMS",
+    "SWEEP_SHARE",
     "Input",
     "accepted",
     "corpus",
@@ -40,8 +41,12 @@ SCALE = int(os.environ.get("PASSFLOW_FUZZ_SCALE", "20"))
 PROGRAMS = 12
 """Generated programs each pass's own tests judge (and run before and after)."""
 SWEEP_PROGRAMS = 500 * SCALE if LONG else 2
-"""Generated programs `test_sweep` judges with every pass: 10,000 in `make fuzz`
-(`FUZZ_SCALE=20`), in parallel."""
+"""Generated programs `test_sweep` judges: 10,000 in `make fuzz` (`FUZZ_SCALE=20`),
+in parallel."""
+SWEEP_SHARE = int(os.environ.get("PASSFLOW_ORACLE_SHARE") or 1)
+"""Passes that judge each program of the sweep, in turn (`sweep.passes_of`): one
+by default, so 10,000 programs give each of the 17 passes 588 of them;
+`PASSFLOW_ORACLE_SHARE=17` runs every pass on every program (17 times the work)."""
 FIRST_SEED = int(
     os.environ.get("PASSFLOW_ORACLE_SEED") or (random.randrange(1 << 40) if LONG else 0)
 )

@@ -1,8 +1,9 @@
 """The oracle over many generated programs, in parallel: `make fuzz` runs 10,000.
 
 A block of seeds is one unit of work, done by one worker process: each program of
-the block goes through passflow-opt with every pass of `passes.PASSES`, mlir-opt
-judges every output (`reference.rejections`), and MLIR's ExecutionEngine runs the
+the block goes through passflow-opt with `share` passes of `passes.PASSES` (the
+passes take turns, so consecutive seeds spread over all of them; `share` equal to
+their number runs every pass on every program), mlir-opt judges every output (`reference.rejections`), and MLIR's ExecutionEngine runs the
 program and each optimisation's output (`jit.results`; a text several passes
 print alike runs once). The workers are forked from this process, one per CPU it
 may use unless `PASSFLOW_ORACLE_JOBS` says otherwise; mlir-opt and the JIT run in
@@ -28,7 +29,15 @@ from .known import KNOWN_INVALID
 from .passes import PASSES, OraclePass, argv
 from .reference import rejections
 
-__all__ = ["BLOCK", "Finding", "Tally", "check_block", "jobs", "sweep"]
+__all__ = [
+    "BLOCK",
+    "Finding",
+    "Tally",
+    "check_block",
+    "jobs",
+    "passes_of",
+    "sweep",
+]
 
 BLOCK = 25
 """Programs per unit of work (a worker's batch for mlir-opt and the JIT)."""
@@ -54,13 +63,16 @@ class Tally:
 
     programs: int = 0
     passes: int = 0
+    """The passes the programs were spread over."""
     outputs_judged: int = 0
-    """Outputs mlir-opt judged (a program's output for each pass)."""
+    """Outputs mlir-opt judged (a program's output for one of its passes)."""
     runs_after: int = 0
     """Programs run after an optimisation (each compared with the run before)."""
     refused: int = 0
     """Findings listed as known refusals (`known.KNOWN_INVALID`)."""
     findings: list[Finding] = field(default_factory=lambda: list[Finding]())
+    by_pass: dict[str, int] = field(default_factory=lambda: dict[str, int]())
+    """Programs each pass ran on."""
 
     def add(self, other: Tally) -> None:
         self.programs += other.programs
@@ -69,6 +81,8 @@ class Tally:
         self.runs_after += other.runs_after
         self.refused += other.refused
         self.findings += other.findings
+        for name, count in other.by_pass.items():
+            self.by_pass[name] = self.by_pass.get(name, 0) + count
 
     def count(self, kind: str) -> int:
         return sum(1 for finding in self.findings if finding.kind == kind)
@@ -77,8 +91,10 @@ class Tally:
         """The figures a report quotes."""
         kinds = ("invalid", "different", "failed", "crashed", "unrunnable")
         found = ", ".join(f"{self.count(kind)} {kind}" for kind in kinds)
+        fewest = min(self.by_pass.values(), default=0)
         return (
-            f"{self.programs} programs x {self.passes} passes: "
+            f"{self.programs} programs over {self.passes} passes "
+            f"(each ran on {fewest} or more): "
             f"{self.outputs_judged} outputs judged by mlir-opt, {self.runs_after} "
             f"runs after an optimisation; {found}, {self.refused} refused (known.py)"
         )
@@ -91,16 +107,28 @@ def _known(origin: str, pass_name: str) -> bool:
     )
 
 
-def check_block(seeds: range, passes: Sequence[OraclePass] = PASSES) -> Tally:
-    """Every pass on the programs of `seeds`: validity, and for the
-    optimisations the results before and after."""
+def passes_of(seed: int, share: int, passes: Sequence[OraclePass]) -> list[OraclePass]:
+    """The `share` passes (of `passes`) that judge the program of `seed`: the
+    next ones in turn, so that any `len(passes)` consecutive seeds give every
+    pass `share` programs."""
+    share = min(share, len(passes))
+    return [passes[(seed * share + index) % len(passes)] for index in range(share)]
+
+
+def check_block(
+    seeds: range, passes: Sequence[OraclePass] = PASSES, share: int | None = None
+) -> Tally:
+    """`share` passes (all by default) on each program of `seeds`: validity, and
+    for the optimisations the results before and after."""
+    share = len(passes) if share is None else share
     programs = generated(len(seeds), first=seeds.start)
     tally = Tally(programs=len(programs), passes=len(passes))
     judged: list[tuple[str, str, str]] = []  # origin, pass, output
     runs: dict[str, None] = {item.text: None for item in programs}
     after: list[tuple[str, str, str]] = []  # origin, pass, output
-    for item in programs:
-        for pass_ in passes:
+    for seed, item in zip(seeds, programs, strict=True):
+        for pass_ in passes_of(seed, share, passes):
+            tally.by_pass[pass_.name] = tally.by_pass.get(pass_.name, 0) + 1
             outcome = run_passflow_text(argv(pass_.element), item.text)
             if outcome.traceback is not None:
                 tally.findings.append(
@@ -173,6 +201,7 @@ def sweep(
     log: Path | None = None,
     block: int = BLOCK,
     passes: Sequence[OraclePass] = PASSES,
+    share: int | None = None,
 ) -> Tally:
     """`check_block` on the programs of seeds `first` .. `first + count - 1`, a
     block per task on `workers` forked processes (one: in this process)."""
@@ -189,11 +218,13 @@ def sweep(
 
     if workers == 1:
         for seeds in blocks:
-            record(check_block(seeds, passes), seeds)
+            record(check_block(seeds, passes, share), seeds)
         return total
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(workers, mp_context=context) as pool:
-        done = pool.map(check_block, blocks, [passes] * len(blocks))
+        done = pool.map(
+            check_block, blocks, [passes] * len(blocks), [share] * len(blocks)
+        )
         for seeds, part in zip(blocks, done, strict=True):
             record(part, seeds)
     return total
