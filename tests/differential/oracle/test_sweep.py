@@ -13,10 +13,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
+from ..tools import Outcome
+from . import sweep as sweep_module
 from .inputs import FIRST_SEED, LONG, SWEEP_PROGRAMS, SWEEP_SHARE
-from .passes import PASSES
+from .passes import PASSES, OraclePass
 from .summary import SWEEPS
-from .sweep import jobs, passes_of, sweep
+from .sweep import check_block, jobs, passes_of, sweep
 
 _PASSES = PASSES if LONG else tuple(p for p in PASSES if p.name in ("cse", "sccp"))
 
@@ -59,3 +63,36 @@ def test_consecutive_programs_take_every_pass_in_turn() -> None:
             for pass_ in passes_of(seed, share, PASSES)
         ]
         assert sorted(chosen) == sorted(names * share)
+
+
+def test_a_wrong_output_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The sweep's own judges: passflow-opt's output replaced by one that
+    # computes something else, one that does not verify, and a failure.
+    real = sweep_module.run_passflow_text
+    checksum = "arith.constant 17 : i64"
+    wrong = {
+        "cse": (checksum, checksum.replace("17", "18")),
+        # A result type `func.return` does not give.
+        "sccp": ("-> i64 attributes", "-> i32 attributes"),
+    }
+
+    def run(argv: list[str], text: str) -> Outcome:
+        outcome = real(argv, text)
+        for name, (old, new) in wrong.items():
+            if outcome.output is not None and f"({name})" in " ".join(argv):
+                assert old in outcome.output
+                return Outcome(outcome.output.replace(old, new), None)
+        return outcome
+
+    monkeypatch.setattr(sweep_module, "run_passflow_text", run)
+    failing = OraclePass("no-such-pass", "no-such-pass")
+    tally = check_block(range(0, 3), (*_PASSES, failing), share=1)
+    found = {
+        (finding.origin, finding.pass_name, finding.kind) for finding in tally.findings
+    }
+    assert found == {
+        ("program:0", "cse", "different"),
+        ("program:1", "sccp", "invalid"),
+        ("program:1", "sccp", "different"),  # MLIR cannot run it either
+        ("program:2", "no-such-pass", "failed"),
+    }
