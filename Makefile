@@ -134,10 +134,13 @@ docs: $(STAMP)
 
 # The robustness suite at length (docs/robustness.md): FUZZ_SCALE times the
 # examples `make test` runs, from a fresh random seed (FUZZ_SEED=N replays one);
-# and the result cache on the whole xDSL corpus (docs/cache.md).
+# the result cache on the whole xDSL corpus (docs/cache.md); and the validity
+# oracle on 500 x FUZZ_SCALE generated programs, one worker per CPU
+# (docs/conformance.md; FUZZ_SEED is also its first program's seed).
 FUZZ_SCALE ?= 20
 fuzz: $(STAMP)
-	PASSFLOW_FUZZ=long PASSFLOW_FUZZ_SCALE=$(FUZZ_SCALE) $(BIN)/pytest tests/robustness \
+	PASSFLOW_FUZZ=long PASSFLOW_FUZZ_SCALE=$(FUZZ_SCALE) \
+		$(if $(FUZZ_SEED),PASSFLOW_ORACLE_SEED=$(FUZZ_SEED)) $(BIN)/pytest tests/robustness \
 		tests/differential/test_cache_corpus.py tests/differential/oracle \
 		--hypothesis-show-statistics $(if $(FUZZ_SEED),--hypothesis-seed=$(FUZZ_SEED))
 

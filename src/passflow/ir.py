@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeGuard, cast
 
 from xdsl.context import Context
+from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
 from xdsl.dialects import get_all_dialects
 from xdsl.dialects.builtin import UNKNOWN_LOC as _DEFAULT_LOC
 from xdsl.dialects.builtin import (
@@ -573,8 +574,15 @@ Set this from Python to parse larger splats anyway.
 
 class _LocatingParser(Parser):
     """xDSL's parser, remembering where each op starts so errors can point at it,
-    and reading `external_resources` (which xDSL refuses), as MLIR does for
-    reproducers."""
+    reading `external_resources` (which xDSL refuses), as MLIR does for
+    reproducers, and keeping the `dialect_resources` blobs of its own text.
+
+    xDSL keeps resource blobs in the dialect object, one store per process: a
+    second parse that met `dense_resource<blob1>` renamed it `blob1_0`, so
+    `--verify-roundtrip` failed on every file holding one, and so did the
+    second chunk of `--split-input-file`. MLIR parses each chunk (and the round
+    trip) in a context of its own; here each parse has its own stores.
+    """
 
     def __init__(self, ctx: Context, text: str, name: str) -> None:
         super().__init__(ctx, "", name)
@@ -596,6 +604,8 @@ class _LocatingParser(Parser):
         # Elements the text of the dense attribute being parsed writes out
         # (None: all of them, or none).
         self._dense_written: int | None = None
+        # The `dialect_resources` blobs of this text, by dialect.
+        self._resource_stores: dict[str, OpAsmDialectInterface] = {}
 
     def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
         """xDSL's, except that input with no op (empty, comments, aliases) is an
@@ -959,6 +969,26 @@ class _LocatingParser(Parser):
         text = self._current_token.span.input.content
         end = self._current_token.span.start
         self.metadata.append(str(text[start:end]).rstrip())
+
+    def _resource_store(self, dialect_name: str) -> OpAsmDialectInterface:
+        store = self._resource_stores.get(dialect_name)
+        if store is None:
+            store = self._resource_stores[dialect_name] = OpAsmDialectInterface()
+        return store
+
+    def _parse_dialect_resource_handle(
+        self, dialect_name: str, interface: OpAsmDialectInterface
+    ) -> str:
+        del interface  # the dialect's store is the whole process's
+        return super()._parse_dialect_resource_handle(
+            dialect_name, self._resource_store(dialect_name)
+        )
+
+    def _parse_resource(
+        self, dialect_name: str, interface: OpAsmDialectInterface
+    ) -> None:
+        del interface
+        super()._parse_resource(dialect_name, self._resource_store(dialect_name))
 
     def _parse_external_resources(self) -> None:
         self.parse_comma_separated_list(

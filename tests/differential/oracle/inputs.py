@@ -20,9 +20,12 @@ from .programs import program
 from .reference import rejections
 
 __all__ = [
+    "FIRST_SEED",
     "LONG",
     "PROGRAMS",
     "SCALE",
+    "SWEEP_PROGRAMS",
+    "SWEEP_SHARE",
     "Input",
     "accepted",
     "corpus",
@@ -33,11 +36,22 @@ __all__ = [
 ]
 
 LONG = os.environ.get("PASSFLOW_FUZZ", "") == "long"
-"""`make fuzz`: every xDSL chunk and `PROGRAMS_LONG` programs."""
+"""`make fuzz`: every xDSL chunk, and `SWEEP_PROGRAMS` programs through `sweep`."""
 SCALE = int(os.environ.get("PASSFLOW_FUZZ_SCALE", "20"))
-PROGRAMS = 40 * SCALE if LONG else 12
-"""Generated programs judged (and run before and after each optimisation)."""
-_FIRST_SEED = random.randrange(1 << 40) if LONG else 0
+PROGRAMS = 12
+"""Generated programs each pass's own tests judge (and run before and after)."""
+SWEEP_PROGRAMS = 500 * SCALE if LONG else 2
+"""Generated programs `test_sweep` judges: 10,000 in `make fuzz` (`FUZZ_SCALE=20`),
+in parallel."""
+SWEEP_SHARE = int(os.environ.get("PASSFLOW_ORACLE_SHARE") or 1)
+"""Passes that judge each program of the sweep, in turn (`sweep.passes_of`): one
+by default, so 10,000 programs give each of the 17 passes 588 of them;
+`PASSFLOW_ORACLE_SHARE=17` runs every pass on every program (17 times the work)."""
+FIRST_SEED = int(
+    os.environ.get("PASSFLOW_ORACLE_SEED") or (random.randrange(1 << 40) if LONG else 0)
+)
+"""The first program's seed: 0 in `make test`, random in `make fuzz`
+(`PASSFLOW_ORACLE_SEED=N` replays a run)."""
 XDSL_EVERY = 1 if LONG else 16
 """`make test` judges every 16th chunk of xDSL's corpus; `make fuzz` all of them."""
 
@@ -91,8 +105,8 @@ def xdsl_sample() -> tuple[Input, ...]:
 @cache
 def programs() -> tuple[Input, ...]:
     """The generated programs this run judges: `PROGRAMS` of them, from seed 0,
-    or from a random seed under `make fuzz` (an input's origin names its seed)."""
-    return generated(PROGRAMS, first=_FIRST_SEED)
+    or from `FIRST_SEED` (an input's origin names its seed)."""
+    return generated(PROGRAMS, first=FIRST_SEED)
 
 
 @cache
