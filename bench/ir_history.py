@@ -68,9 +68,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--functions", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--write-input",
+        metavar="FILE",
+        help="write the benchmark's module to FILE and stop (docs/report.md runs it)",
+    )
     args = parser.parse_args()
-    register_all_passes()
     text = module_text(args.functions)
+    if args.write_input is not None:
+        with open(args.write_input, "w") as out:
+            out.write(text)
+        return
+    register_all_passes()
     ctx = ir.default_context()
     module = ir.parse_module(text, ctx)
     workdir = tempfile.mkdtemp(prefix="passflow-history-bench-")

@@ -221,10 +221,11 @@ def run_block(block: Block, directory: Path, env: dict[str, str]) -> None:
 
 
 def workspace(directory: Path) -> dict[str, str]:
-    """Make `directory` look like a fresh clone after `make demo` (`examples/`
-    and `.venv` linked to the repository's), and the environment of a shell
-    there whose PATH holds no passflow tool."""
+    """Make `directory` look like a fresh clone after `make demo` (`examples/`,
+    `bench/` and `.venv` linked to the repository's), and the environment of a
+    shell there whose PATH holds no passflow tool."""
     (directory / "examples").symlink_to(ROOT / "examples")
+    (directory / "bench").symlink_to(ROOT / "bench")
     (directory / ".venv").symlink_to(BIN.parent)
     path = [
         entry

@@ -1,7 +1,7 @@
 """Every shell block of README.md and docs/*.md runs, and prints what it shows.
 
 A page's shell blocks run in order in one temporary directory that looks like a
-fresh clone after `make demo`: it holds `examples/` and `.venv` (links to the
+fresh clone after `make demo`: it holds `examples/`, `bench/` and `.venv` (links to the
 repository's) and every block marked `{file=NAME}` above the block that runs,
 nothing else. Each block runs as written, in a fresh shell whose PATH holds no
 passflow tool, with only the README's setup line (`SETUP`) run first. A block
