@@ -14,6 +14,7 @@ import contextlib
 import dataclasses
 import io
 import json
+import os
 import pathlib
 import socket
 import ssl
@@ -280,6 +281,24 @@ def test_the_local_cluster_listens_on_its_tls_ports_only() -> None:
     assert len(found["comm"]) == 5  # the scheduler, 2 workers, 2 nannies
     assert found["listening"] == found["comm"]
     assert found["services"] == {} and found["dashboard_link"] == ""
+
+
+def _worker_log_level() -> int:
+    import logging
+
+    return logging.getLogger("distributed.worker").getEffectiveLevel()
+
+
+def test_the_local_clusters_workers_log_nothing_below_critical(
+    own_cluster: DaskExecutor,
+) -> None:
+    # A worker that loses its scheduler while the cluster closes logs a
+    # traceback to passflow-opt's stderr unless its logging is quiet; the
+    # setting is passed to the workers, and this process's environment is
+    # left as it was.
+    run = cast(Callable[..., dict[str, int]], own_cluster.client.run)  # pyright: ignore[reportUnknownMemberType]
+    assert set(run(_worker_log_level).values()) == {50}
+    assert "DASK_LOGGING__DISTRIBUTED" not in os.environ
 
 
 def test_a_taken_dashboard_port_is_no_warning(tmp_path: pathlib.Path) -> None:

@@ -24,8 +24,10 @@ environment as the client, as Dask always requires.
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Generator
 from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Protocol, cast
 
@@ -135,7 +137,7 @@ def _local_cluster(
         "distributed.scheduler.http.routes": [],
         "distributed.worker.http.routes": [],
     }
-    with config.set(no_routes):  # pyright: ignore[reportUnknownMemberType]
+    with config.set(no_routes), _quiet_workers():  # pyright: ignore[reportUnknownMemberType]
         cluster = cluster_class(
             n_workers=workers,
             threads_per_worker=1,
@@ -149,6 +151,26 @@ def _local_cluster(
             scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
         )
     return cluster, security
+
+
+_WORKER_LOGGING = "DASK_LOGGING__DISTRIBUTED"
+
+
+@contextlib.contextmanager
+def _quiet_workers() -> Generator[None]:
+    """Start the local cluster's processes with Dask's log records below
+    CRITICAL off their stderr (which is passflow-opt's): a worker that loses
+    its scheduler while the cluster closes would print a traceback of its own
+    on a run that succeeded. They read it from the environment, when they
+    import distributed; a user's own setting stays."""
+    if _WORKER_LOGGING in os.environ:
+        yield
+        return
+    os.environ[_WORKER_LOGGING] = "critical"
+    try:
+        yield
+    finally:
+        os.environ.pop(_WORKER_LOGGING, None)
 
 
 class _HTTPServing(Protocol):
