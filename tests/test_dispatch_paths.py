@@ -282,3 +282,116 @@ def test_a_pipeline_run_again_inside_itself(parse: Parse, path: str) -> None:
     ]
     assert log == [line.format(f) for f in ("f0", "f1") for line in once]
     assert seen == ["empty block: expect at least a terminator"] * 2
+
+
+class Names(Pass):
+    """Logs the name of every op it runs on (any op)."""
+
+    argument = "names"
+
+    def __init__(self, log: list[str], label: str) -> None:
+        super().__init__()
+        self.log = log
+        self.label = label
+
+    def run_on_operation(self) -> None:
+        op = self.get_operation()
+        self.log.append(f"{self.label} {ir.operation_name(op).name}")
+        self.mark_all_analyses_preserved()
+
+
+MIXED = """
+func.func @f0() {
+  func.return
+}
+builtin.module {
+}
+builtin.module {
+}
+func.func @f1() {
+  func.return
+}
+builtin.module {
+}
+func.func @f2() {
+  func.return
+}
+"""
+
+
+def test_consecutive_children_of_mixed_names_run_in_program_order(
+    parse: Parse,
+) -> None:
+    # The serial loop runs each stretch of children of one name as a batch:
+    # an op of another name ends it.
+    log: list[str] = []
+    pm = PassManager()
+    nested = pm.nest_any()
+    first, second = Names(log, "first"), Names(log, "second")
+    nested.add(first)
+    nested.add(second)
+    pm.run(parse(MIXED))
+    names = ["func.func", "builtin.module", "builtin.module", "func.func"]
+    names += ["builtin.module", "func.func"]
+    assert log == [f"{which} {name}" for name in names for which in ("first", "second")]
+    assert first.execution_state is None and second.execution_state is None
+
+
+class RunsASibling(OperationPass):
+    """Runs, on its function, a pipeline holding a pass of its own pipeline
+    (which is held by the run's state meanwhile)."""
+
+    argument = "runs-a-sibling"
+    op_name = "func.func"
+
+    def __init__(self, log: list[str], sibling: Pass) -> None:
+        super().__init__()
+        self.log = log
+        inner = OpPassManager("func.func")
+        inner.add(sibling)
+        self.inner = inner
+
+    def run_on_operation(self) -> None:
+        op = self.get_operation()
+        ok = self.run_pipeline(self.inner, op)
+        self.log.append(f"inner {'ok' if ok else 'failed'} on {ir.symbol_name(op)}")
+        self.mark_all_analyses_preserved()
+
+
+def test_a_sibling_run_inside_the_batch_gets_its_state_back(parse: Parse) -> None:
+    log: list[str] = []
+    sibling = Log(log)
+    pm = PassManager()
+    nested = pm.nest("func.func")
+    nested.add(sibling)
+    nested.add(RunsASibling(log, sibling))
+    nested.add(Log(log))
+    pm.run(parse(TEXT))
+    once = ["log {0}", "log {0}", "inner ok on {0}", "log {0}"]
+    assert log == [line.format(f"f{i}") for i in range(FUNCTIONS) for line in once]
+    assert all(p.execution_state is None for p in nested.passes)
+
+
+class Interrupts(OperationPass):
+    """Raises what the run must not swallow, on its second function."""
+
+    argument = "interrupts"
+    op_name = "func.func"
+
+    def run_on_operation(self) -> None:
+        if ir.symbol_name(self.get_operation()) == "f1":
+            raise KeyboardInterrupt
+        self.mark_all_analyses_preserved()
+
+
+def test_no_pass_keeps_its_state_after_an_interrupted_run(parse: Parse) -> None:
+    pm = PassManager()
+    nested = pm.nest("func.func")
+    before, after = Log([]), Log([])
+    passes = [before, Interrupts(), after]
+    for pass_ in passes:
+        nested.add(pass_)
+    with pytest.raises(KeyboardInterrupt):
+        pm.run(parse(TEXT))
+    assert all(p.execution_state is None for p in passes)
+    assert before.log == ["log f0", "log f1"] and after.log == ["log f0"]

@@ -76,7 +76,9 @@ class ChildWork:
     `items` pairs each child with the index (in `pipelines`) of the pipeline
     that runs on it. `am` is the adaptor's op's analysis manager; each child's
     is `am.nest(child)`. `parent_info` is what the nested pipelines' hooks
-    receive, and `run_pipeline` runs a pipeline on a child with them.
+    receive, and `run_pipeline` runs a pipeline on a child with them;
+    `run_in_order` runs every item on this thread, in program order (the
+    serial run's loop over an adaptor's children, `run_serially`).
     """
 
     adaptor: Pass
@@ -86,6 +88,7 @@ class ChildWork:
     items: list[tuple[int, Operation]]
     parent_info: PipelineParentInfo
     run_pipeline: PipelineRunner
+    run_in_order: Callable[[ChildWork], bool]
 
     @property
     def pipelines(self) -> Sequence[PassPipeline]:
@@ -107,18 +110,9 @@ class ChildWork:
         )
 
     def run_serially(self) -> bool:
-        """Run every item in order on this thread; False if any child failed.
-
-        `run_item` for each, unrolled: this is the serial run's loop over the
-        children of every adaptor."""
-        pipelines = self.pipelines
-        run = self.run_pipeline
-        nest = self.am.nest
-        ok = True
-        for index, child in self.items:
-            if not run(pipelines[index], child, nest(child)):
-                ok = False
-        return ok
+        """Run every item in order on this thread; False if any child failed:
+        what `run_item` for each gives (`run_in_order`)."""
+        return self.run_in_order(self)
 
     def pipeline_text(self, position: int) -> str:
         """The textual pipeline item `position` runs (`func.func(cse)`), for

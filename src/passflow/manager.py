@@ -373,6 +373,8 @@ class OpToOpPassAdaptor(Pass):
         the direct children of `op`, and for recursive pipelines the outermost
         matching ops at any depth."""
         index_for = self.manager_index_for
+        known = self._by_name
+        name_of = ir.operation_name
         deep = any(pm.recursive for pm in self.managers)
         items: list[tuple[int, Operation]] = []
         pending = [op]
@@ -383,7 +385,9 @@ class OpToOpPassAdaptor(Pass):
             for region in parent.regions:
                 for block in region.blocks:
                     for child in block.ops:
-                        index = index_for(ir.operation_name(child))
+                        name = name_of(child)
+                        # `manager_index_for`, its cache read here: once per child.
+                        index = known[name] if name in known else index_for(name)
                         if index is not None and (
                             parent is op or self.managers[index].recursive
                         ):

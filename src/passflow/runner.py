@@ -374,21 +374,10 @@ def run_pipeline(
         if instrumentor is not None and parent is not None:
             instrumentor.run_before_pipeline(pm.op_name, parent)
         plan = state.pipeline_steps(pm, op, am)
-        direct = plan.direct
-        if direct is None or plan.running:
-            errors = plan.errors
-            for index, (pass_, is_adaptor, checks_op, execution) in enumerate(
-                plan.steps
-            ):
-                message = errors[index] if errors is not None else None
-                if message is None and checks_op:
-                    message = pm.op_schedule_error(index, op)
-                if message is not None:
-                    state.op_error(op, message)
-                    return False
-                if not run_pass(pass_, op, am, state, is_adaptor, execution):
-                    return False
-        elif not _run_direct(direct, plan, op, am, state):
+        if _runs_direct(plan):
+            if not _run_direct(plan, (op,), lambda _: am, state):
+                return False
+        elif not _run_steps(plan, pm, op, am, state):
             return False
         if instrumentor is not None and parent is not None:
             instrumentor.run_after_pipeline(pm.op_name, parent)
@@ -397,47 +386,128 @@ def run_pipeline(
         am.clear()
 
 
-def _run_direct(
-    direct: tuple[Pass, ...],
+def run_children(work: ChildWork, state: RunState) -> bool:
+    """Run every item of `work` on this thread, in program order; False if any
+    child failed (`ChildWork.run_in_order`): `run_pipeline` for each, with each
+    run of consecutive children that one direct plan takes (every function of
+    a module, in `func.func(...)`) handed to `_run_direct` at once."""
+    items = work.items
+    pipelines = work.pipelines
+    nest = work.am.nest
+    ok = True
+    position = 0
+    count = len(items)
+    while position < count:
+        index, child = items[position]
+        pm = pipelines[index]
+        am = nest(child)
+        plan = state.pipeline_steps(pm, child, am)
+        if not _runs_direct(plan):
+            if not run_pipeline(pm, child, am, state, work.parent_info):
+                ok = False
+            position += 1
+            continue
+        name = ir.operation_name(child)
+        # Ops of a registered op's class have its name: no lookup per op.
+        kind = name.op_class
+        end = position + 1
+        while end < count:
+            other_index, other = items[end]
+            if other_index != index or (
+                type(other) is not kind and ir.operation_name(other) is not name
+            ):
+                break
+            end += 1
+        children = [item[1] for item in items[position:end]]
+        if not _run_direct(plan, children, nest, state):
+            ok = False
+        position = end
+    return ok
+
+
+def _run_steps(
     plan: PipelineSteps,
+    pm: PassPipeline,
     op: Operation,
     am: AnalysisManager,
     state: RunState,
 ) -> bool:
-    """`run_pass` for each of `direct` on `op`, inlined, less what
+    """Each pass of `plan` on `op` through `run_pass`, its scheduling checked
+    first: the full path. False at the first failure."""
+    errors = plan.errors
+    for index, (pass_, is_adaptor, checks_op, execution) in enumerate(plan.steps):
+        message = errors[index] if errors is not None else None
+        if message is None and checks_op:
+            message = pm.op_schedule_error(index, op)
+        if message is not None:
+            state.op_error(op, message)
+            return False
+        if not run_pass(pass_, op, am, state, is_adaptor, execution):
+            return False
+    return True
+
+
+def _runs_direct(plan: PipelineSteps) -> bool:
+    """Whether `_run_direct` may run `plan`: nothing stands between the loop
+    and the passes (`PipelineSteps.direct`), and none of them is running now
+    (a pass that runs a pipeline holding itself or a sibling, re-entrantly)."""
+    direct = plan.direct
+    return (
+        direct is not None
+        and not plan.running
+        and all(p.execution_state is None for p in direct)
+    )
+
+
+def _run_direct(
+    plan: PipelineSteps,
+    ops: Sequence[Operation],
+    analyses: Callable[[Operation], AnalysisManager],
+    state: RunState,
+) -> bool:
+    """`run_pass` for each pass of `plan` on each of `ops` (each with the
+    analysis manager `analyses` gives it, cleared after), inlined, less what
     `PipelineSteps.direct` rules out (hooks, actions, adaptors, per-op checks):
-    the hot path, most of the cost of a trivial pass's visit. False at the first
-    failure."""
+    the hot path, most of the cost of a trivial pass's visit. The passes hold
+    the plan's shared execution state from the first op to the last, so that a
+    visit costs the call and the check of what it preserved. An op's pipeline
+    stops at its first failure; the others run. False if any op failed."""
+    direct = plan.direct
+    assert direct is not None  # `_runs_direct`
     execution = plan.shared
-    execution.op = op
-    execution.analysis_manager = am
-    execution.failed = False
     plan.running = True
+    for pass_ in direct:
+        pass_.execution_state = execution
+    ok = True
     try:
-        for pass_ in direct:
-            if pass_.execution_state is not None:  # it runs itself, re-entrantly
-                if not run_pass(pass_, op, am, state, False):
-                    return False
-                continue
-            execution.preserved = None
-            pass_.execution_state = execution
+        for op in ops:
+            am = analyses(op)
+            execution.op = op
+            execution.analysis_manager = am
+            execution.failed = False
             try:
-                pass_.run_on_operation()
-            except InstrumentationError:
-                raise
-            except Exception as err:
-                state.crash(pass_, op, err)
-                execution.failed = True
+                for pass_ in direct:
+                    execution.preserved = None
+                    try:
+                        pass_.run_on_operation()
+                    except InstrumentationError:
+                        raise
+                    except Exception as err:
+                        state.crash(pass_, op, err)
+                        execution.failed = True
+                    # The pass set `preserved`; pyright sees only the None above.
+                    if (
+                        execution.preserved is not ALL_PRESERVED  # pyright: ignore[reportUnnecessaryComparison]
+                        or execution.failed
+                    ) and not _after_body(pass_, op, am, state, False, execution):
+                        ok = False
+                        break
             finally:
-                pass_.execution_state = None
-            # The pass set `preserved`; pyright sees only the None above.
-            changed = execution.preserved is not ALL_PRESERVED  # pyright: ignore[reportUnnecessaryComparison]
-            if (changed or execution.failed) and not _after_body(
-                pass_, op, am, state, False, execution
-            ):
-                return False
-        return True
+                am.clear()
+        return ok
     finally:
+        for pass_ in direct:
+            pass_.execution_state = None
         plan.running = False
 
 
@@ -469,7 +539,14 @@ def run_adaptor(adaptor: Pass, execution: PassExecutionState, state: RunState) -
         return run_pipeline(pm, child, am, state, parent_info)
 
     work = ChildWork(
-        adaptor, op, execution.analysis_manager, state, items, parent_info, run_child
+        adaptor,
+        op,
+        execution.analysis_manager,
+        state,
+        items,
+        parent_info,
+        run_child,
+        functools.partial(run_children, state=state),
     )
     executor = state.executor
     # Actions are numbered, logged and profiled in execution order: with a
