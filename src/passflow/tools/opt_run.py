@@ -24,6 +24,7 @@ from passflow.tools.cache_options import (
     cache_maintenance,
     cache_salt,
     check_cache_flags,
+    input_key,
     open_cache,
     print_cache_stats,
     remote_notes,
@@ -133,6 +134,8 @@ def run_input(inv: Invocation) -> int:
                     ).run()
                     ok = verifier.verify() and ok
                 outputs.append(result or "")
+        if inv.cache is not None:  # its next run with this text is likely warm
+            inv.cache.remember_answered(input_key(name, inv.cache_salt, text))
     finally:  # reports also after a failure or an interrupt
         reports.finish(args.timing_trace)
         if inv.executor is not None:
