@@ -14,7 +14,6 @@ import dataclasses
 import sys
 
 from passflow.diagnostics import PassflowError
-from passflow.instruments.timing import TimingManager
 from passflow.source_diagnostics import (
     DiagnosticVerifier,
     SourceDiagnosticPrinter,
@@ -62,11 +61,11 @@ def check_tool_flags(args: argparse.Namespace) -> PassManagerOptions:
 
 def _reports(args: argparse.Namespace) -> Reports:
     """The reports that span every chunk: timing and the Chrome trace."""
-    timing = (
-        TimingManager(args.mlir_timing_display, args.mlir_output_format)
-        if args.mlir_timing
-        else None
-    )
+    timing = None
+    if args.mlir_timing:
+        from passflow.instruments.timing import TimingManager  # asked for
+
+        timing = TimingManager(args.mlir_timing_display, args.mlir_output_format)
     if not args.timing_trace:
         return Reports(timing)
     from passflow.instruments.chrome_trace import ChromeTrace  # asked for
