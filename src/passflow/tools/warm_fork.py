@@ -20,9 +20,10 @@ lookup runs.
 The child is one more process: it is a worker of the run's budget
 (`passflow.executors.budget.lease_workers`: `--jobs`, a make jobserver's
 token, a CPU to spare), and never made for one job, a serial or thread
-executor, a remote tier (its connection stays in one process), or in a
-process that has loaded the IR already (a server's run, a program that calls
-passflow-opt's `main`), where the full run has nothing left to load.
+executor, a remote tier (its connection stays in one process), standard
+streams that are not the process's files (a program that captures
+passflow-opt's output in Python), or in a process that has loaded the IR
+already (a server's run), where the full run has nothing left to load.
 """
 
 from __future__ import annotations
@@ -104,6 +105,11 @@ def _worker_for(inv: Invocation) -> WorkerLease | None:
     if "passflow.ir" in sys.modules or args.cache_remote:
         return None
     if not hasattr(os, "fork") or not hasattr(os, "memfd_create"):
+        return None
+    try:  # the child prints to the process's own files, not to a stand-in
+        sys.stdout.fileno()
+        sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):
         return None
     try:
         options = PassManagerOptions.from_args(args)
