@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 import xdsl
@@ -79,13 +80,22 @@ def run(
     """passflow-opt `argv` in a process of its own; `source`: a directory
     holding the `passflow` or `xdsl` package to run instead of the installed
     one."""
-    report = tmp_path / "report.json"
-    report.unlink(missing_ok=True)
     env = {k: v for k, v in os.environ.items() if k != "PASSFLOW_CACHE_DIR"}
     if source is not None:
         env["PYTHONPATH"] = str(source)
+    done, seen = _driven(DRIVER, argv, tmp_path, env, stdin)
+    return Run(done.returncode, done.stdout, done.stderr, seen["warm"], seen["ir"])
+
+
+def _driven(
+    driver: str, argv: list[str], tmp_path: Path, env: dict[str, str], stdin: str | None
+) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
+    """`driver` (its first argument the report's file) run with `argv` in a
+    process of its own: the process, and the report it wrote."""
+    report = tmp_path / "report.json"
+    report.unlink(missing_ok=True)
     done = subprocess.run(
-        [sys.executable, "-c", DRIVER, str(report), *argv],
+        [sys.executable, "-c", driver, str(report), *argv],
         capture_output=True,
         text=True,
         env=env,
@@ -93,8 +103,7 @@ def run(
         timeout=600,
         check=False,
     )
-    seen = json.loads(report.read_text())
-    return Run(done.returncode, done.stdout, done.stderr, seen["warm"], seen["ir"])
+    return done, json.loads(report.read_text())
 
 
 def uncached(argv: list[str], tmp_path: Path, source: Path | None = None) -> Run:
@@ -340,22 +349,12 @@ def forked_run(argv: list[str], tmp_path: Path, *, crash: str = "") -> ForkedRun
     """passflow-opt `argv` in a process of its own, with no make jobserver
     (the child is a worker of the run's budget); `crash="child"`: the
     child's lookup raises."""
-    report = tmp_path / "report.json"
-    report.unlink(missing_ok=True)
     env = {
         k: v
         for k, v in os.environ.items()
         if k not in ("PASSFLOW_CACHE_DIR", "MAKEFLAGS", "MFLAGS")
     }
-    done = subprocess.run(
-        [sys.executable, "-c", FORK_DRIVER, str(report), crash, *argv],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-        check=False,
-    )
-    seen = json.loads(report.read_text())
+    done, seen = _driven(FORK_DRIVER, [crash, *argv], tmp_path, env, None)
     return ForkedRun(
         done.returncode, done.stdout, done.stderr, seen["forked"], seen["keyed_here"]
     )
