@@ -18,8 +18,9 @@ the warm path or the full run prints: the guess only decides where the
 lookup runs.
 
 The child is one more process: it is a worker of the run's budget
-(`passflow.executors.budget.lease_workers`: `--jobs`, a make jobserver's
-token, a CPU to spare), and never made for one job, a serial or thread
+(`passflow.executors.budget.lease_workers`: `--jobs`, the CPUs the process
+may use, a make jobserver's token; it only does, earlier, work the run does
+anyway, so it is made on a busy machine too), and never made for one job, a serial or thread
 executor, a remote tier (its connection stays in one process), standard
 streams that are not the process's files (a program that captures
 passflow-opt's output in Python), or in a process that has loaded the IR
@@ -120,7 +121,9 @@ def _worker_for(inv: Invocation) -> WorkerLease | None:
     jobs = default_jobs() if options.jobs is None else options.jobs
     if jobs < 2:
         return None
-    lease = lease_workers(jobs - 1, adaptive=options.jobs is None)
+    # Not adaptive: the child only does, earlier, the lookup the run does
+    # anyway, so a busy machine costs it no more than a fork.
+    lease = lease_workers(jobs - 1)
     if lease.grow():
         return lease
     lease.close()
