@@ -153,6 +153,11 @@ def _forked(inv: Invocation, cache: ResultCache, look_up: ChildLookUp) -> Forked
             return Forked(status)
         if word == _HANDED:
             _take(inv, cache, memo)
+    except BaseException:  # Ctrl-C, a failure here: the child must not print
+        if pid:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        raise
     finally:
         if pid:
             _status_of(pid)
