@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 import xdsl
@@ -79,13 +80,22 @@ def run(
     """passflow-opt `argv` in a process of its own; `source`: a directory
     holding the `passflow` or `xdsl` package to run instead of the installed
     one."""
-    report = tmp_path / "report.json"
-    report.unlink(missing_ok=True)
     env = {k: v for k, v in os.environ.items() if k != "PASSFLOW_CACHE_DIR"}
     if source is not None:
         env["PYTHONPATH"] = str(source)
+    done, seen = _driven(DRIVER, argv, tmp_path, env, stdin)
+    return Run(done.returncode, done.stdout, done.stderr, seen["warm"], seen["ir"])
+
+
+def _driven(
+    driver: str, argv: list[str], tmp_path: Path, env: dict[str, str], stdin: str | None
+) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
+    """`driver` (its first argument the report's file) run with `argv` in a
+    process of its own: the process, and the report it wrote."""
+    report = tmp_path / "report.json"
+    report.unlink(missing_ok=True)
     done = subprocess.run(
-        [sys.executable, "-c", DRIVER, str(report), *argv],
+        [sys.executable, "-c", driver, str(report), *argv],
         capture_output=True,
         text=True,
         env=env,
@@ -93,8 +103,7 @@ def run(
         timeout=600,
         check=False,
     )
-    seen = json.loads(report.read_text())
-    return Run(done.returncode, done.stdout, done.stderr, seen["warm"], seen["ir"])
+    return done, json.loads(report.read_text())
 
 
 def uncached(argv: list[str], tmp_path: Path, source: Path | None = None) -> Run:
@@ -276,3 +285,146 @@ def test_the_warm_path_refuses_pass_manager_flags_and_reports(
         assert (tmp_path / "report.html").read_text().startswith("<!")
     else:
         assert observed.err
+
+
+FORK_DRIVER = """
+import json, os, sys
+from passflow.cache import keys
+from passflow.tools import opt, warm_cache, warm_fork
+
+report, crash, *argv = sys.argv[1:]
+parent = os.getpid()
+seen = {"forked": "no", "keyed_here": 0}
+beside = warm_fork.look_up_beside_the_run
+compute = keys._run_keys
+look_up = warm_cache.look_up
+
+def recording(*args):
+    found = beside(*args)
+    if found is not None and os.getpid() == parent:
+        seen["forked"] = "handed" if found.status is None else "answered"
+    return found
+
+def counting(*args):
+    if os.getpid() == parent:
+        seen["keyed_here"] += 1
+    return compute(*args)
+
+def crashing(*args):
+    if crash == "child" and os.getpid() != parent:
+        raise RuntimeError("a crash in the child's lookup")
+    return look_up(*args)
+
+warm_fork.look_up_beside_the_run = recording
+keys._run_keys = counting
+warm_cache.look_up = crashing
+status = opt.main(argv)
+sys.stdout.flush()
+sys.stderr.flush()
+with open(report, "w") as stream:
+    json.dump(seen, stream)
+sys.exit(status)
+"""
+
+
+@dataclass(frozen=True)
+class ForkedRun:
+    """What one passflow-opt process did with the forked lookup."""
+
+    status: int
+    out: str
+    err: str
+    forked: str
+    """"no" (looked up in the process), "handed" (the child handed its
+    lookup back) or "answered" (the child printed the run)."""
+    keyed_here: int
+    """How often the parent computed a run's keys."""
+
+    @property
+    def printed(self) -> tuple[int, str, str]:
+        return self.status, self.out, self.err
+
+
+def forked_run(argv: list[str], tmp_path: Path, *, crash: str = "") -> ForkedRun:
+    """passflow-opt `argv` in a process of its own, with no make jobserver
+    (the child is a worker of the run's budget); `crash="child"`: the
+    child's lookup raises."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("PASSFLOW_CACHE_DIR", "MAKEFLAGS", "MFLAGS")
+    }
+    done, seen = _driven(FORK_DRIVER, [crash, *argv], tmp_path, env, None)
+    return ForkedRun(
+        done.returncode, done.stdout, done.stderr, seen["forked"], seen["keyed_here"]
+    )
+
+
+def test_an_edited_run_is_looked_up_while_the_run_loads(tmp_path: Path) -> None:
+    """A run whose input changed since the cache last held it in full is
+    looked up in a child while passflow-opt loads the full run; the child
+    hands its scan, keys and entries over (the parent keys nothing), and the
+    run prints what it prints without the cache. The next run of the same
+    text is guessed warm and looked up in the process."""
+    path = tmp_path / "input.mlir"
+    text = module(12) + "// -----\n" + module(5)
+    path.write_text(text)
+    cache = f"--cache={tmp_path / 'cache'}"
+    for pipeline in (CANONICALIZE_CSE, FAILING):
+        argv = [str(path), "-p", pipeline, "--split-input-file", "--jobs=2"]
+        path.write_text(text)
+        forked_run([*argv, cache], tmp_path)
+        path.write_text(text.replace("arith.constant 0", "arith.constant 3", 1))
+        plain = uncached(argv, tmp_path)
+        edited = forked_run([*argv, cache], tmp_path)
+        assert edited.forked == "handed" and edited.keyed_here == 0
+        assert edited.printed == plain.printed
+        again = forked_run([*argv, cache], tmp_path)
+        assert again.forked == "no" and again.printed == plain.printed
+    assert "error:" in plain.err and plain.status == 1
+
+
+def test_a_run_guessed_to_miss_that_hits_is_printed_by_the_child(
+    tmp_path: Path,
+) -> None:
+    """Blank lines added above the functions change the text but no piece:
+    the child finds the run in full and prints it (diagnostics moved to the
+    lines they now stand on), and the parent ends with its status."""
+    path = tmp_path / "input.mlir"
+    text = module(12)
+    cache = f"--cache={tmp_path / 'cache'}"
+    for pipeline in (CANONICALIZE_CSE, FAILING):
+        argv = [str(path), "-p", pipeline, "--jobs=2"]
+        path.write_text(text)
+        forked_run([*argv, cache], tmp_path)
+        path.write_text("\n\n" + text)
+        moved = forked_run([*argv, cache], tmp_path)
+        assert moved.forked == "answered"
+        assert moved.printed == uncached(argv, tmp_path).printed
+        assert run([*argv, cache], tmp_path).warm  # remembered as answered
+    assert "error:" in moved.err and moved.status == 1
+
+
+def test_the_lookup_forks_only_beside_a_run_that_may_use_two_processes(
+    tmp_path: Path,
+) -> None:
+    """One job, or a serial executor, keeps the lookup in the process; a
+    child whose lookup fails says nothing, and the parent runs the run."""
+    path = tmp_path / "input.mlir"
+    text = module(10)
+    path.write_text(text)
+    cache = f"--cache={tmp_path / 'cache'}"
+    argv = [str(path), "-p", CANONICALIZE_CSE]
+    forked_run([*argv, cache, "--jobs=2"], tmp_path)
+    edits = iter(range(1, 10))
+    for flags in (["--jobs=1"], ["--mlir-disable-threading"], ["--executor=serial"]):
+        path.write_text(
+            text.replace("arith.constant 0", f"arith.constant {next(edits)}", 1)
+        )
+        alone = forked_run([*argv, cache, *flags], tmp_path)
+        assert alone.forked == "no" and alone.keyed_here > 0
+        assert alone.printed == uncached(argv, tmp_path).printed
+    path.write_text(text.replace("arith.constant 0", "arith.constant 42", 1))
+    crashed = forked_run([*argv, cache, "--jobs=2"], tmp_path, crash="child")
+    assert crashed.forked == "handed" and crashed.keyed_here > 0
+    assert crashed.printed == uncached(argv, tmp_path).printed

@@ -13,7 +13,6 @@ reports as an error, never a crash of the interpreter.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import signal
 import sys
 import threading
@@ -146,6 +145,8 @@ def _start_and_join(thread: threading.Thread) -> None:
 def _raise_in(thread: threading.Thread, exception: type[BaseException]) -> None:
     """Raise `exception` in `thread` at its next Python instruction (CPython's
     `PyThreadState_SetAsyncExc`), as a signal raises it in the main thread."""
+    import ctypes  # on Ctrl-C only
+
     ident = thread.ident
     if ident is not None and thread.is_alive():
         ctypes.pythonapi.PyThreadState_SetAsyncExc(

@@ -54,6 +54,7 @@ __all__ = [
     "CacheStats",
     "CacheUnavailableError",
     "CachedPiece",
+    "LookupMemo",
     "ResultCache",
     "default_cache_dir",
     "parse_size",
@@ -91,6 +92,7 @@ CREATE TABLE IF NOT EXISTS shells (
     checksum TEXT NOT NULL,
     used REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS inputs (key TEXT PRIMARY KEY, used REAL NOT NULL);
 """
 
 
@@ -269,6 +271,19 @@ class CacheStats:
         )
 
 
+@dataclass
+class LookupMemo:
+    """What a store's lookups computed and read while it was open: the code
+    fingerprints, `run_keys`' answers and the sound entries `peek_entries`
+    read. Plain data, handed from the process that looked a run up to the one
+    that runs it (`ResultCache.memo`, `ResultCache.adopt`), so that the run
+    computes and reads none of it again."""
+
+    fingerprints: dict[PipelineCode, str]
+    computed_keys: dict[KeyInputs, RunKeys]
+    peeked: dict[str, CachedPiece]
+
+
 class ResultCache:
     """The cache in `directory` (made if missing), at most `max_size` bytes.
 
@@ -313,6 +328,39 @@ class ResultCache:
         self._db.close()
         if self.remote is not None:
             self.remote.close()
+
+    def memo(self) -> LookupMemo:
+        """What this store's lookups computed and read so far."""
+        return LookupMemo(self.fingerprints, self.computed_keys, self._peeked)
+
+    def adopt(self, memo: LookupMemo) -> None:
+        """Take what another store of this directory computed and read (in
+        another process) as this one's own."""
+        self.fingerprints.update(memo.fingerprints)
+        self.computed_keys.update(memo.computed_keys)
+        self._peeked.update(memo.peeked)
+
+    def answered(self, key: str) -> bool:
+        """Whether a run remembered `key` (`remember_answered`): a guess
+        that the run it stands for is held in full, never a result."""
+        try:
+            row = self._db.execute("SELECT 1 FROM inputs WHERE key = ?", (key,))
+            return row.fetchone() is not None
+        except sqlite3.Error:
+            return False
+
+    def remember_answered(self, key: str) -> None:
+        """Remember `key`, what a run that stored or found all its pieces was
+        keyed from (its input and flags): the next run of it is likely warm."""
+        row = (key, time.time())
+
+        def store(db: sqlite3.Connection) -> None:
+            db.execute("INSERT OR REPLACE INTO inputs VALUES (?, ?)", row)
+
+        try:
+            self._write(store)
+        except sqlite3.Error as err:
+            self.warnings.append(f"the cache could not be written ({err})")
 
     def get_many(self, keys: Sequence[str]) -> dict[str, CachedPiece]:
         """The entries found for `keys` (their use time renewed), here or,
@@ -551,6 +599,7 @@ class ResultCache:
             db.execute("DELETE FROM counters")
             db.execute("DELETE FROM shells")
             db.execute("DELETE FROM stamps")
+            db.execute("DELETE FROM inputs")
 
         self._write(wipe)
         self._db.execute("VACUUM")
@@ -605,9 +654,11 @@ class ResultCache:
                 break
         db.executemany("DELETE FROM entries WHERE key = ?", ((k,) for k in doomed))
         # A shell not used since the oldest entry left serves no run any more.
-        db.execute(
-            "DELETE FROM shells WHERE used < (SELECT COALESCE(MIN(used), 0) FROM entries)"
-        )
+        for table in ("shells", "inputs"):
+            db.execute(
+                f"DELETE FROM {table} "
+                "WHERE used < (SELECT COALESCE(MIN(used), 0) FROM entries)"
+            )
 
 
 def _check_private(directory: Path) -> None:

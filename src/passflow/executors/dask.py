@@ -226,7 +226,7 @@ def quiet_dask_logging() -> None:
     """Keep Dask's and Tornado's log records below CRITICAL off stderr.
 
     A command-line tool reports a lost scheduler in one error of its own
-    (`passflow.sliced.shipped.ExecutorLostError`); without this, Dask's
+    (`passflow.sliced.outcome.ExecutorLostError`); without this, Dask's
     client logs its reconnection attempts and Tornado a traceback per closed
     stream around it."""
     names = [*logging.root.manager.loggerDict, "distributed", "tornado"]

@@ -28,12 +28,12 @@ from passflow.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from passflow.sliced.batch import BatchResult, BatchRunner
-    from passflow.sliced.outcome import Fallback, SlicedOutcome
+    from passflow.sliced.outcome import ExecutorLostError, Fallback, SlicedOutcome
     from passflow.sliced.plan import SlicePlan, why_not_sliced
     from passflow.sliced.profile import SlicedProfile
     from passflow.sliced.run import run_sliced
     from passflow.sliced.scan import Piece, PieceText, SourceSlices, scan_slices
-    from passflow.sliced.shipped import ExecutorLostError, shipped_runner
+    from passflow.sliced.shipped import shipped_runner
 
 __all__ = [
     "BatchResult",
@@ -57,11 +57,9 @@ _MODULES = {
         "BatchResult",
         "BatchRunner",
     ),
-    "passflow.sliced.shipped": (
-        "ExecutorLostError",
-        "shipped_runner",
-    ),
+    "passflow.sliced.shipped": ("shipped_runner",),
     "passflow.sliced.outcome": (
+        "ExecutorLostError",
         "Fallback",
         "SlicedOutcome",
     ),

@@ -14,14 +14,18 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from multiprocessing.connection import Connection
+from typing import TYPE_CHECKING
 
 from passflow.executors.child_run import INTERRUPT_POLL
 from passflow.executors.forking import ProcessExecutor
-from passflow.executors.pool import ForkPool, PoolWorker
 from passflow.sliced.batch import BatchResult, BatchRunner
 from passflow.sliced.plan import SlicePlan
 from passflow.sliced.profile import SlicedProfile
+
+if TYPE_CHECKING:  # the pool loads when the run forks (executor.pool)
+    from multiprocessing.connection import Connection
+
+    from passflow.executors.pool import ForkPool, PoolWorker
 
 __all__ = ["run_local"]
 

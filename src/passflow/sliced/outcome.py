@@ -12,13 +12,19 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from passflow.diagnostics import Diagnostic
+from passflow.diagnostics import Diagnostic, PassflowError
 from passflow.sliced.profile import SlicedProfile
 
 if TYPE_CHECKING:
     from passflow.ir import Operation
 
-__all__ = ["Fallback", "PieceResult", "SlicedOutcome", "stitch"]
+__all__ = ["ExecutorLostError", "Fallback", "PieceResult", "SlicedOutcome", "stitch"]
+
+
+class ExecutorLostError(PassflowError):
+    """The executor a sliced run ships its batches to went away (a Dask
+    scheduler that died, a pool that was shut down): the run cannot finish
+    there, nor fall back to a whole run on it."""
 
 
 @dataclass

@@ -4,10 +4,11 @@ to a run of the whole file."""
 from __future__ import annotations
 
 import gc
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import cast
+from typing import TYPE_CHECKING, TypeGuard, cast
 
 from passflow import verifier
 from passflow.cache.code import pipeline_code
@@ -18,7 +19,6 @@ from passflow.diagnostics import IRParseError, PassPipelineError
 from passflow.execution import ChildExecutor
 from passflow.executors.capture import captured_output
 from passflow.executors.forking import DEFAULT_SERIAL_BUDGET, ProcessExecutor
-from passflow.executors.shipping import ShippingExecutor
 from passflow.executors.transfer import Decoder, EncodedOp
 from passflow.instruments.ir_history import HistoryRecords
 from passflow.pass_manager import PassManager
@@ -28,7 +28,9 @@ from passflow.sliced.outcome import Fallback, PieceResult, SlicedOutcome, stitch
 from passflow.sliced.plan import RemoteRun, SlicePlan, why_not_sliced
 from passflow.sliced.profile import SlicedProfile
 from passflow.sliced.scan import SourceSlices, scan_text
-from passflow.sliced.shipped import shipped_runner
+
+if TYPE_CHECKING:
+    from passflow.executors.shipping import ShippingExecutor
 
 __all__ = [
     "Fallback",
@@ -41,12 +43,23 @@ __all__ = [
 ]
 
 
+def _ships(executor: ChildExecutor | None) -> TypeGuard[ShippingExecutor]:
+    """Whether `executor` ships work elsewhere (Dask): an executor of
+    `passflow.executors.shipping`, which is loaded before one is made (and
+    not for a run without one)."""
+    if "passflow.executors.shipping" not in sys.modules:
+        return False
+    from passflow.executors.shipping import ShippingExecutor
+
+    return isinstance(executor, ShippingExecutor)
+
+
 def sliced_jobs_of(executor: ChildExecutor | None) -> int | None:
     """How many jobs a sliced run on `executor` has, or None if it runs
     nested pipelines in this process only: a process executor of two jobs or
     more, or any executor that ships work elsewhere (Dask: two at least, the
     parent waits)."""
-    if isinstance(executor, ShippingExecutor):
+    if _ships(executor):
         return max(2, executor.jobs)
     if isinstance(executor, ProcessExecutor) and executor.jobs > 1:
         return executor.jobs
@@ -81,7 +94,9 @@ def run_sliced_on(
         jobs = 1
     remote: RemoteRun | None = None
     local: ProcessExecutor | None = None
-    if isinstance(executor, ShippingExecutor):
+    if _ships(executor):
+        from passflow.sliced.shipped import shipped_runner  # with its executor
+
         remote = shipped_runner(
             executor.executor,
             jobs,

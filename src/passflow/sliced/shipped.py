@@ -44,7 +44,6 @@ from concurrent.futures import wait as wait_futures
 from dataclasses import dataclass
 
 from passflow import ir, registry
-from passflow.diagnostics import PassflowError
 from passflow.executors.child_run import INTERRUPT_POLL
 from passflow.instruments.ir_history import IRHistory
 from passflow.ir import Context
@@ -52,6 +51,7 @@ from passflow.manager import Nesting
 from passflow.pass_manager import PassManager
 from passflow.pipeline_text import parse_pass_pipeline
 from passflow.sliced.batch import BatchResult, BatchRunner
+from passflow.sliced.outcome import ExecutorLostError
 from passflow.sliced.plan import RemoteRun, SlicePlan
 from passflow.sliced.scan import PieceText
 
@@ -64,12 +64,6 @@ __all__ = [
 ]
 
 ContextFactory = Callable[[], Context]
-
-
-class ExecutorLostError(PassflowError):
-    """The executor a sliced run ships its batches to went away (a Dask
-    scheduler that died, a pool that was shut down): the run cannot finish
-    there, nor fall back to a whole run on it."""
 
 
 _IN_FLIGHT_PER_JOB = 3  # tasks queued per job, so no worker waits for the next

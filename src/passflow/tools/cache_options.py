@@ -31,6 +31,7 @@ __all__ = [
     "cache_requested",
     "cache_salt",
     "check_cache_flags",
+    "input_key",
     "open_cache",
     "print_cache_stats",
     "remote_notes",
@@ -280,6 +281,20 @@ def cache_salt(inv: Invocation) -> str:
     parsed_with += [_opt_main_file(spec) for spec in inv.plugins.opt_mains]
     key = repr((settings, pass_flags, [_source_text(path) for path in parsed_with]))
     return hashlib.sha256(key.encode()).hexdigest()
+
+
+def input_key(name: str, salt: str, text: str) -> str:
+    """What a run is looked up from besides the code: the input's name and
+    text and the flags' `cache_salt`. The store remembers it for the runs it
+    held in full (`ResultCache.remember_answered`): a guess for the next run
+    of the same text (`passflow.tools.warm_fork`), never a result's key, so a
+    checksum of the text does (a collision only makes a guess wrong)."""
+    import hashlib  # for a run with the cache only
+    import zlib
+
+    head = hashlib.sha256(f"{len(name)}:{name}{salt}".encode()).hexdigest()
+    data = text.encode("utf-8", "surrogatepass")
+    return f"{head}:{len(data)}:{zlib.crc32(data):08x}"
 
 
 def _opt_main_file(spec: str) -> str:

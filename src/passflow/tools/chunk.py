@@ -28,13 +28,6 @@ from passflow.diagnostics import (
     PipelineParseError,
     Severity,
 )
-from passflow.instruments.reproducer import (
-    ReplayWitness,
-    format_reproducer,
-    read_reproducer,
-    write_reproducer,
-)
-from passflow.instruments.timing import TimingManager, TimingScope
 from passflow.manager import Nesting, OpPassManager
 from passflow.pass_manager import PassManager
 from passflow.pipeline_text import add_pass_flag, parse_pass_pipeline
@@ -52,6 +45,8 @@ from passflow.trust import UnsafePassError, untrusted
 
 if TYPE_CHECKING:
     from passflow.instruments.chrome_trace import ChromeTrace
+    from passflow.instruments.reproducer import ReplayWitness
+    from passflow.instruments.timing import TimingManager, TimingScope
 
 __all__ = [
     "ChunkRun",
@@ -144,6 +139,8 @@ def reproducer_trust(
 def load_reproducer(top: ir.Operation) -> Reproduced | None:
     """The input's `mlir_reproducer` pipeline, if it has one; a malformed one raises
     (`PassflowError`), and the caller prints it raw, as mlir-opt does."""
+    from passflow.instruments.reproducer import read_reproducer  # asked for
+
     spec = read_reproducer(top)
     if spec is None:
         return None
@@ -268,6 +265,8 @@ class ChunkRun:
         if reproduced is not None:
             reproduced.apply_flags(pm)
             if hints_wanted(self.args):
+                from passflow.instruments.reproducer import ReplayWitness
+
                 witness = ReplayWitness()
                 pm.add_instrumentation(witness)
         if self.reports.trace is not None:
@@ -289,8 +288,8 @@ class ChunkRun:
         """The chunk run sliced (`passflow.sliced`): whether it stands for the
         whole run, and then its printed output (None on failure)."""
         # Sliced runs load here, for a chunk that may slice.
+        from passflow.sliced.outcome import ExecutorLostError
         from passflow.sliced.run import Fallback, run_sliced_on
-        from passflow.sliced.shipped import ExecutorLostError
 
         args = self.args
         try:
@@ -453,6 +452,11 @@ class ChunkRun:
             )
             output = print_output(top, print_options(args), verified)
         if args.mlir_generate_reproducer:
+            from passflow.instruments.reproducer import (  # asked for
+                format_reproducer,
+                write_reproducer,
+            )
+
             # mlir-opt 22 writes `printAsTextualPipeline` of the pass manager: `str(pm)`.
             content = format_reproducer(
                 output, str(pm), disable_threading=False, verify_each=False

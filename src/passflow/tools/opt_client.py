@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import sys
+from typing import TYPE_CHECKING
 
 from passflow.tools.server_wire import (
     AUTO,
@@ -34,6 +34,9 @@ from passflow.tools.server_wire import (
     receive,
     send,
 )
+
+if TYPE_CHECKING:
+    import socket
 
 __all__ = ["main", "relay"]
 
@@ -88,6 +91,8 @@ def relay(address: str, argv: list[str]) -> int | None:
             _note(found, address)
             return None
         address = str(found)
+    import socket  # the server's variable is set: its wire loads
+
     try:
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     except OSError as err:

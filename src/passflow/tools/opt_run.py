@@ -14,7 +14,6 @@ import dataclasses
 import sys
 
 from passflow.diagnostics import PassflowError
-from passflow.instruments.timing import TimingManager
 from passflow.source_diagnostics import (
     DiagnosticVerifier,
     SourceDiagnosticPrinter,
@@ -24,6 +23,7 @@ from passflow.tools.cache_options import (
     cache_maintenance,
     cache_salt,
     check_cache_flags,
+    input_key,
     open_cache,
     print_cache_stats,
     remote_notes,
@@ -61,11 +61,11 @@ def check_tool_flags(args: argparse.Namespace) -> PassManagerOptions:
 
 def _reports(args: argparse.Namespace) -> Reports:
     """The reports that span every chunk: timing and the Chrome trace."""
-    timing = (
-        TimingManager(args.mlir_timing_display, args.mlir_output_format)
-        if args.mlir_timing
-        else None
-    )
+    timing = None
+    if args.mlir_timing:
+        from passflow.instruments.timing import TimingManager  # asked for
+
+        timing = TimingManager(args.mlir_timing_display, args.mlir_output_format)
     if not args.timing_trace:
         return Reports(timing)
     from passflow.instruments.chrome_trace import ChromeTrace  # asked for
@@ -133,6 +133,8 @@ def run_input(inv: Invocation) -> int:
                     ).run()
                     ok = verifier.verify() and ok
                 outputs.append(result or "")
+        if inv.cache is not None:  # its next run with this text is likely warm
+            inv.cache.remember_answered(input_key(name, inv.cache_salt, text))
     finally:  # reports also after a failure or an interrupt
         reports.finish(args.timing_trace)
         if inv.executor is not None:

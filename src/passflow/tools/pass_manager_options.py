@@ -369,7 +369,8 @@ class PassManagerOptions:
             pm.enable_statistics(self.statistics_display)
         if self.print_ir.module_scope and not pm.threading_disabled:
             raise PassflowError(MODULE_SCOPE_THREADING_TOOL_ERROR)
-        pm.enable_ir_printing(self.print_ir)
+        if self.print_ir.enabled or self.print_ir.module_scope:  # else it adds nothing
+            pm.enable_ir_printing(self.print_ir)
         if self.progress:
             pm.enable_progress(sys.stderr)
         if self.report is not None:

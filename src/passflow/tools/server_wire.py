@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import struct
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the socket module loads where a socket is used
+    import socket
 
 __all__ = [
     "AUTO",
@@ -71,6 +73,8 @@ class WireError(Exception):
 
 def send(sock: socket.socket, message: dict[str, Any], fds: Sequence[int] = ()) -> None:
     """One message, with `fds` passed along with its first byte."""
+    import socket  # loaded with `sock`
+
     data = json.dumps(message).encode()
     head = _LENGTH.pack(len(data))
     if fds:
@@ -96,6 +100,8 @@ def receive(
 ) -> tuple[dict[str, Any] | None, list[int]]:
     """The next message (None: the peer closed the connection) and the
     descriptors that came with it (at most `fds`)."""
+    import socket  # loaded with `sock`
+
     received: list[int] = []
     if fds:
         head, received, _, _ = socket.recv_fds(sock, _LENGTH.size, fds)
@@ -120,6 +126,8 @@ def receive(
 
 def peer_uid(sock: socket.socket) -> int:
     """The user id of the process at the other end (Linux's `SO_PEERCRED`)."""
+    import socket  # loaded with `sock`
+
     credentials = sock.getsockopt(
         socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")
     )

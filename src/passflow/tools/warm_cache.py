@@ -26,6 +26,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
+from typing import TypeAlias
 
 from passflow.cache.keys import RunKeys, run_keys
 from passflow.cache.placement import place
@@ -35,7 +37,12 @@ from passflow.diagnostics import PassflowError
 from passflow.sliced.outcome import Fallback, SlicedOutcome, stitch
 from passflow.sliced.scan import SourceSlices, scan_text
 from passflow.source_diagnostics import SourceDiagnosticPrinter
-from passflow.tools.cache_options import cache_salt, open_cache, remote_notes
+from passflow.tools.cache_options import (
+    cache_salt,
+    input_key,
+    open_cache,
+    remote_notes,
+)
 from passflow.tools.invocation import (
     PROG,
     Invocation,
@@ -46,7 +53,7 @@ from passflow.tools.invocation import (
 from passflow.tools.pass_manager_options import PassManagerOptions
 from passflow.tools.sliced_options import replay_events, sliced_flags
 
-__all__ = ["replay_from_cache"]
+__all__ = ["Answer", "look_up", "print_answer", "replay_from_cache"]
 
 _LOCAL_EXECUTORS = (None, "serial", "thread", "process")
 """Executors whose making cannot fail on flags the key leaves out."""
@@ -62,15 +69,66 @@ def replay_from_cache(inv: Invocation) -> int | None:
     if cache is None:
         return None
     try:
-        answer = _look_up(inv, cache)
+        text, name = read_input(args.input)
+    except OSError:
+        _hand_over(inv, cache)
+        return None
+    try:
+        key = input_key(name, cache_salt(inv), text)
+        look = _LookUp(inv, text, name, key, likely_warm=cache.answered(key))
+        if not look.likely_warm:
+            # Loaded for a run that will likely miss: the lookup beside it.
+            from passflow.tools.warm_fork import look_up_beside_the_run
+
+            forked = look_up_beside_the_run(inv, cache, look.in_child)
+            if forked is not None and forked.status is not None:
+                cache.close()
+                return forked.status
+            if forked is not None:
+                _hand_over(inv, cache)
+                return None
+        answer = look(cache)
     except BaseException:
         cache.close()
         raise
     if answer is None:
         _hand_over(inv, cache)
         return None
-    cache.close()
+    return print_answer(inv, cache, answer)
+
+
+class _LookUp:
+    """`look_up` of the run of `text`, remembering its `key` as answered
+    (`ResultCache.remember_answered`) when it finds the run in full, unless
+    the store knew it already (`likely_warm`)."""
+
+    def __init__(
+        self, inv: Invocation, text: str, name: str, key: str, *, likely_warm: bool
+    ) -> None:
+        self.inv, self.text, self.name = inv, text, name
+        self.key, self.likely_warm = key, likely_warm
+
+    def __call__(self, cache: ResultCache) -> Answer | None:
+        answer = look_up(self.inv, cache, self.text, self.name)
+        if answer is not None and not self.likely_warm:
+            cache.remember_answered(self.key)
+        return answer
+
+    def in_child(self, cache: ResultCache, announce: Callable[[], None]) -> int | None:
+        """The lookup as `look_up_beside_the_run`'s child runs it: the exit
+        status of a run it answered (announced before it prints), or None."""
+        answer = self(cache)
+        if answer is None:
+            return None
+        announce()
+        return print_answer(self.inv, cache, answer)
+
+
+def print_answer(inv: Invocation, cache: ResultCache, answer: Answer) -> int:
+    """Print a run `look_up` answered, as the full run prints it, and close
+    `cache`: the exit status."""
     text, name, outcomes = answer
+    cache.close()
     printer = SourceDiagnosticPrinter(sys.stderr, name, text)
     outputs: list[str] = []
     for outcome in outcomes:
@@ -80,7 +138,7 @@ def replay_from_cache(inv: Invocation) -> int | None:
         sys.stderr.write(f"{PROG}: warning: {warning}\n")
     for note in remote_notes(cache):
         sys.stderr.write(f"{PROG}: note: {note}\n")
-    return write_chunks(args, outputs, not any(o.failed for o in outcomes))
+    return write_chunks(inv.args, outputs, not any(o.failed for o in outcomes))
 
 
 def _hand_over(inv: Invocation, cache: ResultCache) -> None:
@@ -121,15 +179,16 @@ def _answerable(args: argparse.Namespace) -> bool:
     )
 
 
-def _look_up(
-    inv: Invocation, cache: ResultCache
-) -> tuple[str, str, list[SlicedOutcome]] | None:
-    """The input's text and name and each chunk's outcome, if the cache
-    holds every piece and shell (then counted as hits); else None."""
-    try:
-        text, name = read_input(inv.args.input)
-    except OSError:
-        return None
+Answer: TypeAlias = tuple[str, str, list[SlicedOutcome]]
+"""A run the cache holds in full: the input's text and name, and each
+chunk's outcome."""
+
+
+def look_up(inv: Invocation, cache: ResultCache, text: str, name: str) -> Answer | None:
+    """The answer to the run of `text` (the input, read from the file `name`),
+    if the cache holds every piece and shell (then counted as hits); else
+    None. Each chunk's scan goes to
+    `inv.scanned`, the keys and sound entries stay in `cache.memo()`."""
     salt = cache_salt(inv)
     chunks: list[tuple[SourceSlices, RunKeys]] = []
     for chunk, first_line in split_chunks(text, inv.args.split_input_file):
