@@ -20,6 +20,7 @@ from test_cache import GENERATED
 from test_sliced import LIT_CORPUS, module
 
 import passflow
+from passflow.cache.sources import source_files
 
 DRIVER = """
 import contextlib, io, json, sys
@@ -98,3 +99,16 @@ def test_one_function_computes_the_keys() -> None:
         }
         assert "run_keys" in imported, relative
         assert "hashlib" not in (source / relative).read_text(), relative
+
+
+def test_the_code_identity_is_every_source_file_but_bytecode_and_stubs(
+    tmp_path: Path,
+) -> None:
+    # xDSL's own tests write `.pyi` stubs into its package: no key may move.
+    (tmp_path / "pkg" / "__pycache__").mkdir(parents=True)
+    for name in ("pkg/a.py", "pkg/b.irdl", "pkg/a.pyi", "pkg/__pycache__/a.pyc"):
+        (tmp_path / name).write_text("x")
+    assert source_files(tmp_path) == [
+        str(tmp_path / "pkg" / "a.py"),
+        str(tmp_path / "pkg" / "b.irdl"),
+    ]

@@ -93,7 +93,9 @@ def xdsl_source() -> Path:
 
 def source_files(root: Path) -> list[str]:
     """Every file of the tree `root` but Python's bytecode caches (they are
-    derived from the sources, and rewritten as they are imported), sorted."""
+    derived from the sources, and rewritten as they are imported) and type
+    stubs (never imported; xDSL's own tests write `.pyi` files into its
+    package), sorted."""
     found: list[str] = []
     pending = [str(root)]
     while pending:
@@ -105,7 +107,7 @@ def source_files(root: Path) -> list[str]:
             if entry.is_dir(follow_symlinks=False):
                 if entry.name != "__pycache__":
                     pending.append(entry.path)
-            elif not entry.name.endswith(".pyc"):
+            elif not entry.name.endswith((".pyc", ".pyi")):
                 found.append(entry.path)
     found.sort()
     return found
