@@ -3,6 +3,7 @@ jobserver (`passflow.executors.budget`), and the pools that obey them."""
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import pathlib
 import shutil
@@ -10,6 +11,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Iterator
 from typing import NamedTuple
 
@@ -26,6 +28,7 @@ from passflow.executors.budget import (
     reset_jobserver,
     usable_cpus,
 )
+from passflow.executors.pool import ForkPool, PoolWorker
 from passflow.pipeline_text import parse_pass_pipeline
 from passflow.sliced import SlicedOutcome, run_sliced
 from passflow.sliced.run import run_sliced_on
@@ -446,3 +449,35 @@ def test_a_sliced_run_with_no_worker_free_makes_no_pool(
     alone = run_sliced(text, "x.mlir", _pm(), jobs=1)
     assert isinstance(alone, SlicedOutcome)
     assert outcome.output == alone.output is not None
+
+
+def _idle(conn: object) -> None:
+    """A worker that does nothing (never forked here)."""
+
+
+def test_a_worker_holds_its_next_task_until_the_end_nears() -> None:
+    """A worker's next task waits in its pipe while it runs one (it never
+    waits for the parent to come back from a task of its own); near the end
+    (no more tasks than the parent's and the workers' queues hold), one at a
+    time, so the last tasks go to whoever is free first."""
+    context = multiprocessing.get_context("fork")
+    pool = ForkPool(WorkerLease(1), _idle, (), "test")
+    parent_end, child_end = context.Pipe()
+    worker = PoolWorker(context.Process(target=print), parent_end)
+    pool.workers[parent_end] = worker
+    pending = deque(range(8))
+    pool.feed(worker, pending)
+    assert list(worker.inflight) == [0, 1]
+    assert [child_end.recv(), child_end.recv()] == [0, 1]
+    worker.inflight.popleft()  # task 0 answered
+    pool.feed(worker, pending)
+    assert list(worker.inflight) == [1, 2]
+    worker.inflight.clear()
+    pool.feed(worker, pending)  # 5 left
+    assert list(worker.inflight) == [3, 4]
+    worker.inflight.clear()
+    pool.feed(worker, pending)  # 3 left: one at a time
+    assert list(worker.inflight) == [5]
+    assert list(pending) == [6, 7]
+    parent_end.close()
+    child_end.close()
