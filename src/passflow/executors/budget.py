@@ -372,7 +372,6 @@ many serial budgets: forking and warming up a worker costs about one budget,
 and two jobs save at most half of the rest."""
 
 
-@dataclass
 class ForkTimer:
     """When a run that starts its work in this process forks for the rest:
     the one rule the adaptor's process runs and sliced runs share.
@@ -385,13 +384,17 @@ class ForkTimer:
     machine, no jobserver token), the run goes on as a serial run and asks
     again `LOOK_AGAIN` s (or a budget) later: it costs what a serial run costs,
     and forks when a CPU comes free. Once the rest is too small to pay, it
-    never asks again."""
+    never asks again. (A plain class: a dataclass costs its import a
+    millisecond, and every default run imports this module.)"""
 
-    budget: float
-    available: Callable[[], bool]
-    done: int = 0
-    never: bool = False
-    start: float = field(default_factory=time.perf_counter)
+    __slots__ = ("available", "budget", "done", "never", "start")
+
+    def __init__(self, budget: float, available: Callable[[], bool]) -> None:
+        self.budget = budget
+        self.available = available
+        self.done = 0
+        self.never = False
+        self.start = time.perf_counter()
 
     def fork_now(self, remaining: int) -> bool:
         """Whether to fork for the `remaining` units now."""
