@@ -7,7 +7,9 @@ default run (`--jobs` from the usable CPUs) and the serial one
 (median wall time and CPU time of the process tree):
 
   alone      one run at a time (on an idle 2-core machine the default should
-             be >= 1.6x faster than serial);
+             be >= 1.6x faster than serial), after the machine's ceiling: how
+             much faster two bare Python loops run than one (a VM's two vCPUs
+             may give less than 2x, and no run can beat that);
   pairs      two runs started together, two default against two serial (the
              default pair should finish within 1.05x of the serial pair);
   loaded     one run beside `--hogs` busy processes (default: 4 per CPU), so
@@ -16,8 +18,15 @@ default run (`--jobs` from the usable CPUs) and the serial one
   make -jN   N runs per CPU under `make -jN` (N = CPUs), default against serial:
              the jobserver keeps the default runs from forking beyond N.
 
+  phases     where a default run's time goes (`--only phases`): the sliced run
+             in a fresh process, as passflow-opt makes it, with its
+             `SlicedProfile` (scan, batches here and in workers, time waited,
+             the parent's serial rest) and the CPU time of the parent and of
+             its workers; on a busy machine it shows the run took no worker.
+
 The machine's load average is printed beside each figure: other users of a
-shared machine move wall times, so read the ratios. Run:
+shared machine move wall times, so read the ratios (and the CPU times, which
+move less). Run:
 
     .venv/bin/python bench/shared_machine.py [--functions N] [--rounds N] [--only NAME]
 """
@@ -38,6 +47,7 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(__file__))
 from opt_vs_xdsl import function_text
+from parallel import JOBS, machine_ceiling
 
 OPT = str(Path(sys.executable).with_name("passflow-opt"))
 PIPELINE = "--pass-pipeline=builtin.module(func.func(canonicalize,cse))"
@@ -141,13 +151,56 @@ def make_runs(
     return run_together([["make", "-s", "-C", str(directory), f"-j{jobs}", "all"]])
 
 
+def phases(source: Path) -> None:
+    """One default sliced run of `source` in this process (a fresh one: the
+    caller starts it), its profile and CPU times printed."""
+    from passflow import ir
+    from passflow.all_passes import register_all_passes
+    from passflow.executors.forking import ProcessExecutor
+    from passflow.manager import Nesting
+    from passflow.pass_manager import PassManager
+    from passflow.pipeline_text import parse_pass_pipeline
+    from passflow.sliced.run import run_sliced_on
+
+    register_all_passes()
+    text = source.read_text()
+    executor = ProcessExecutor()  # as passflow-opt's default: no --jobs
+    pm = PassManager("builtin.module", ir.default_context(), nesting=Nesting.IMPLICIT)
+    pm.executor = executor
+    pm.assign(parse_pass_pipeline(PIPELINE.partition("=")[2]))
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    outcome = run_sliced_on(executor, text, source.name, pm)
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    workers = resource.getrusage(resource.RUSAGE_CHILDREN)
+    parent_cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    worker_cpu = workers.ru_utime + workers.ru_stime
+    profile = getattr(outcome, "profile", None)
+    if profile is None:
+        print(f"phases     no sliced run: {outcome}")
+        return
+    print(
+        f"phases     wall {profile.wall:.2f} s: scan {profile.scan:.3f}, batches "
+        f"here {profile.here:.2f} ({profile.in_parent}/{profile.batches}), waited "
+        f"{profile.waited:.2f}, parent only {profile.parent_only:.2f} | "
+        f"{profile.workers} worker(s) | CPU parent {parent_cpu:.2f} s, workers "
+        f"{worker_cpu:.2f} s | load {os.getloadavg()[0]:.1f}",
+        flush=True,
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--functions", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--hogs", type=int, default=None)
-    parser.add_argument("--only", choices=("alone", "pairs", "loaded", "make"))
+    parser.add_argument(
+        "--only", choices=("alone", "pairs", "loaded", "make", "phases")
+    )
+    parser.add_argument("--phases-of", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.phases_of is not None:
+        phases(args.phases_of)
+        return
     cpus = len(os.sched_getaffinity(0))
     with tempfile.TemporaryDirectory() as work:
         directory = Path(work)
@@ -160,6 +213,12 @@ def main() -> None:
             + subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
         )
         if args.only in (None, "alone"):
+            print(
+                f"ceiling    {JOBS} processes of a bare Python loop run "
+                f"{machine_ceiling(3):.2f}x as fast as one (the bound for the "
+                f"alone speedup) | load {os.getloadavg()[0]:.1f}",
+                flush=True,
+            )
             compare(
                 "alone",
                 args.rounds,
@@ -180,6 +239,13 @@ def main() -> None:
                     args.rounds,
                     lambda: run_together([one]),
                     lambda: run_together([one + SERIAL]),
+                )
+        if args.only in (None, "phases"):
+            for _ in range(max(1, args.rounds // 2)):
+                subprocess.run(
+                    [sys.executable, __file__, "--phases-of", str(source)],
+                    check=True,
+                    env=_environment(),
                 )
         if args.only in (None, "make") and shutil.which("make"):
             runs = 2 * cpus

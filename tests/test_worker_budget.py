@@ -3,6 +3,7 @@ jobserver (`passflow.executors.budget`), and the pools that obey them."""
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import pathlib
 import shutil
@@ -10,12 +11,13 @@ import subprocess
 import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Iterator
 from typing import NamedTuple
 
 import pytest
 
-from passflow import PassManager, ir
+from passflow import OperationPass, PassManager, Statistic, ir
 from passflow.executors import ProcessExecutor, budget
 from passflow.executors.budget import (
     Jobserver,
@@ -26,8 +28,10 @@ from passflow.executors.budget import (
     reset_jobserver,
     usable_cpus,
 )
+from passflow.executors.pool import ForkPool, PoolWorker
 from passflow.pipeline_text import parse_pass_pipeline
 from passflow.sliced import SlicedOutcome, run_sliced
+from passflow.sliced.run import run_sliced_on
 from passflow.tools.sliced_options import SMALL_INPUT, worth_slicing
 
 
@@ -235,8 +239,7 @@ def _run_adaptor(executor: ProcessExecutor) -> None:
 def test_no_free_token_keeps_the_adaptor_in_this_process(jobserver: Pipe) -> None:
     executor = ProcessExecutor(4, serial_budget=0)
     _run_adaptor(executor)
-    assert executor.profile.runs == 1
-    assert executor.profile.in_parent == 40  # every child here, no fork
+    assert executor.profile.runs == 0  # every child here, as a serial run: no fork
     assert executor.profile.shipped == 0
 
 
@@ -357,8 +360,8 @@ def test_without_jobs_a_busy_machine_keeps_the_run_one_process(
         pm = _pm()
         pm.executor = executor
         pm.run(ir.parse_module(_functions(40), pm.context))
-    assert default.profile.in_parent == 40 or default.jobs == 1
-    assert asked.profile.in_parent < 40
+    assert default.profile.runs == 0  # the serial path
+    assert asked.profile.runs == 1 and asked.profile.in_parent < 40
 
 
 def test_a_run_that_can_fork_no_worker_runs_whole(jobserver: Pipe) -> None:
@@ -371,3 +374,110 @@ def test_a_run_that_can_fork_no_worker_runs_whole(jobserver: Pipe) -> None:
     os.write(jobserver.write, b"+")
     assert worth_slicing(executor, text)
     assert _drain(jobserver.read) == b"+"  # asked, not kept
+
+
+# --- a loaded machine costs what a serial run costs -----------------------------
+
+
+class _SlowWarner(OperationPass):
+    """Warns on each function and counts it, taking a few milliseconds."""
+
+    argument = "test-slow-warner"
+    op_name = "func.func"
+    seen = Statistic("seen", "Functions seen")
+
+    def run_on_operation(self) -> None:
+        time.sleep(0.002)
+        self.seen += 1
+        self.emit_warning(self.get_operation(), "seen")
+
+
+def _no_pool(*args: object) -> None:
+    raise AssertionError("a run with no worker to be had made a pool")
+
+
+def _warned(executor: ProcessExecutor | None, count: int) -> tuple[list[str], int]:
+    """The warnings of a `_SlowWarner` run on `count` functions, in order,
+    and its statistic."""
+    pm = PassManager("builtin.module", ir.default_context())
+    warner = _SlowWarner()
+    pm.nest("func.func").add(warner)
+    pm.executor = executor
+    seen: list[str] = []
+    pm.add_diagnostic_handler(lambda diagnostic: seen.append(str(diagnostic)))
+    pm.run(ir.parse_module(_functions(count), pm.context, "x.mlir"))
+    return seen, warner.seen
+
+
+def test_with_no_worker_free_an_adaptor_takes_the_serial_path(
+    makeflags: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No worker to be had: the children run as a serial run runs them, and
+    no pool (multiprocessing, the workers' prepass) is ever made."""
+    monkeypatch.setattr(budget, "machine_has_room", lambda: False)
+    monkeypatch.setattr(ProcessExecutor, "pool", _no_pool)
+    executor = ProcessExecutor(serial_budget=0)
+    assert _warned(executor, 30) == _warned(None, 30)
+    assert executor.profile.runs == 0
+
+
+def test_a_worker_that_comes_free_mid_run_takes_the_rest(
+    makeflags: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first children run serially while the machine is busy; once a CPU
+    is free, the run forks for the rest. Diagnostics and statistics read as
+    after a serial run: the serial part's first, then the rest's."""
+    free_at = time.monotonic() + 0.15
+    monkeypatch.setattr(budget, "machine_has_room", lambda: time.monotonic() > free_at)
+    executor = ProcessExecutor(serial_budget=0.01)
+    forked = _warned(executor, 200)
+    assert executor.profile.runs == 1
+    assert 0 < executor.profile.children < 200  # some ran before the fork
+    assert forked == _warned(None, 200)
+    assert forked[1] == 200
+
+
+def test_a_sliced_run_with_no_worker_free_makes_no_pool(
+    makeflags: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(budget, "machine_has_room", lambda: False)
+    monkeypatch.setattr(ProcessExecutor, "pool", _no_pool)
+    text = _functions(60)
+    outcome = run_sliced_on(ProcessExecutor(serial_budget=0), text, "x.mlir", _pm())
+    assert isinstance(outcome, SlicedOutcome)
+    assert outcome.profile.workers == 0
+    alone = run_sliced(text, "x.mlir", _pm(), jobs=1)
+    assert isinstance(alone, SlicedOutcome)
+    assert outcome.output == alone.output is not None
+
+
+def _idle(conn: object) -> None:
+    """A worker that does nothing (never forked here)."""
+
+
+def test_a_worker_holds_its_next_task_until_the_end_nears() -> None:
+    """A worker's next task waits in its pipe while it runs one (it never
+    waits for the parent to come back from a task of its own); near the end
+    (no more tasks than the parent's and the workers' queues hold), one at a
+    time, so the last tasks go to whoever is free first."""
+    context = multiprocessing.get_context("fork")
+    pool = ForkPool(WorkerLease(1), _idle, (), "test")
+    parent_end, child_end = context.Pipe()
+    worker = PoolWorker(context.Process(target=print), parent_end)
+    pool.workers[parent_end] = worker
+    pending = deque(range(8))
+    pool.feed(worker, pending)
+    assert list(worker.inflight) == [0, 1]
+    assert [child_end.recv(), child_end.recv()] == [0, 1]
+    worker.inflight.popleft()  # task 0 answered
+    pool.feed(worker, pending)
+    assert list(worker.inflight) == [1, 2]
+    worker.inflight.clear()
+    pool.feed(worker, pending)  # 5 left
+    assert list(worker.inflight) == [3, 4]
+    worker.inflight.clear()
+    pool.feed(worker, pending)  # 3 left: one at a time
+    assert list(worker.inflight) == [5]
+    assert list(pending) == [6, 7]
+    parent_end.close()
+    child_end.close()

@@ -40,6 +40,9 @@ from pathlib import Path
 
 __all__ = [
     "CGROUP_ROOT",
+    "FORK_PAYS",
+    "LOOK_AGAIN",
+    "ForkTimer",
     "Jobserver",
     "WorkerLease",
     "cgroup_cpu_limit",
@@ -313,7 +316,7 @@ class WorkerLease:
             if now < self._next_look:
                 return False
             if not machine_has_room():
-                self._next_look = now + _LOOK_AGAIN
+                self._next_look = now + LOOK_AGAIN
                 return False
         if self.jobserver is not None:
             token = self.jobserver.take()
@@ -359,7 +362,55 @@ def worker_available(limit: int, *, adaptive: bool = False) -> bool:
         return lease.grow()
 
 
-_LOOK_AGAIN = 0.05  # seconds before a lease that found no room looks again
+LOOK_AGAIN = 0.05
+"""Seconds before a run that found no room (no spare CPU, no free token)
+looks again."""
+
+FORK_PAYS = 2.0
+"""Forking for the rest of a run's work pays when the rest would take this
+many serial budgets: forking and warming up a worker costs about one budget,
+and two jobs save at most half of the rest."""
+
+
+class ForkTimer:
+    """When a run that starts its work in this process forks for the rest:
+    the one rule the adaptor's process runs and sliced runs share.
+
+    The run asks `fork_now` before each unit of work (a child, a batch) and
+    counts each unit it ran here in `done`. Until `budget` seconds have gone,
+    it works here; then it forks if the rest, estimated from the units done,
+    would take `FORK_PAYS` budgets or more and a worker is free now
+    (`available`: the lease would grant one). When none is free (a loaded
+    machine, no jobserver token), the run goes on as a serial run and asks
+    again `LOOK_AGAIN` s (or a budget) later: it costs what a serial run costs,
+    and forks when a CPU comes free. Once the rest is too small to pay, it
+    never asks again. (A plain class: a dataclass costs its import a
+    millisecond, and every default run imports this module.)"""
+
+    __slots__ = ("available", "budget", "done", "never", "start")
+
+    def __init__(self, budget: float, available: Callable[[], bool]) -> None:
+        self.budget = budget
+        self.available = available
+        self.done = 0
+        self.never = False
+        self.start = time.perf_counter()
+
+    def fork_now(self, remaining: int) -> bool:
+        """Whether to fork for the `remaining` units now."""
+        if self.never:
+            return False
+        now = time.perf_counter()
+        spent = now - self.start
+        if spent < self.budget:
+            return False
+        if self.done and spent / self.done * remaining < FORK_PAYS * self.budget:
+            self.never = True
+            return False
+        if self.available():
+            return True
+        self.start, self.done = now + max(LOOK_AGAIN - self.budget, 0.0), 0
+        return False
 
 
 def machine_has_room(loadavg: Path = Path("/proc/loadavg")) -> bool:

@@ -192,8 +192,12 @@ class ChildOutcomes:
     child is done, then applied in child order: statistics to the original
     passes, diagnostics and output replayed, as a serial run would have."""
 
-    def __init__(self, work: ChildWork) -> None:
+    def __init__(self, work: ChildWork, first: int = 0) -> None:
         self.work = work
+        self.first = first
+        """Children before it ran as a serial run runs them (their diagnostics
+        emitted, their statistics counted as they ran): only those from
+        `first` on are kept here."""
         count = len(work.items)
         self.ok = [False] * count
         self.diagnostics: list[list[Diagnostic] | None] = [None] * count
@@ -237,9 +241,10 @@ class ChildOutcomes:
     def finish(self) -> bool:
         """Apply every child's statistics and replay its diagnostics, in child
         order; whether every child succeeded."""
-        self.statistics.apply(self.effects)
-        replay_diagnostics(self.work.state, self.diagnostics)
-        return all(self.ok)
+        first = self.first
+        self.statistics.apply(self.effects[first:])
+        replay_diagnostics(self.work.state, self.diagnostics[first:])
+        return all(self.ok[first:])
 
 
 @dataclass

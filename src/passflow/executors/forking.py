@@ -49,7 +49,12 @@ from typing import TYPE_CHECKING, Any
 from passflow.analysis import AnalysisManager
 from passflow.diagnostics import Diagnostic, PassflowError
 from passflow.execution import ChildExecutor, ChildWork
-from passflow.executors.budget import default_jobs, lease_workers, worker_available
+from passflow.executors.budget import (
+    ForkTimer,
+    default_jobs,
+    lease_workers,
+    worker_available,
+)
 from passflow.executors.capture import reset_child_capture
 from passflow.executors.child_run import (
     INTERRUPT_POLL,
@@ -82,10 +87,6 @@ faults as they first touch the interpreter and the module), so an adaptor whose
 children all finish within this budget never forks and costs what a serial run
 costs; a longer one loses at most this much of its parallel time."""
 
-# Forking for the rest of the children pays when the rest would take this many
-# serial budgets: forking and warming up a worker costs about one budget, and
-# two jobs save at most half of the rest.
-_FORK_PAYS = 2.0
 _EXIT_GRACE = 5.0  # seconds a worker whose pipe closed gets to finish exiting
 
 _in_worker = False  # set in forked workers: nested adaptors run serially there
@@ -178,46 +179,50 @@ class _ForkedRun:
     def __init__(self, executor: ProcessExecutor, work: ChildWork) -> None:
         self.executor = executor
         self.work = work
-        self.outcomes = ChildOutcomes(work)
+        self.outcomes: ChildOutcomes  # made when it forks
         self.pending: deque[int] = deque()
         self.remaining = 0
         self.decoders: dict[PoolWorker, Decoder] = {}
         self.profile = ExecutorProfile(runs=1)
-        # Made on the spawning thread (MLIR's prepass); the workers inherit them
-        # (handles: a child's map is made where a pass first asks it an analysis).
-        self.ams = [work.am.nest(child) for _, child in work.items]
+        self.ams: list[AnalysisManager] = []
         self.shared: list[object] = []
         """What the workers' results may refer to by index (`transfer`), found
         when they are forked: a run that never forks never looks."""
 
     def run(self) -> bool:
-        budget = self.executor.serial_budget
-        count = len(self.work.items)
-        start = time.perf_counter()
-        position = 0
-        while position < count and time.perf_counter() - start < budget:
-            self._run_here(position)
-            position += 1
-        if position and position < count:
-            spent = time.perf_counter() - start
-            if spent / position * (count - position) < _FORK_PAYS * budget:
-                while position < count:  # the rest costs less than forking saves
-                    self._run_here(position)
-                    position += 1
-        if position < count:
-            self._fork_for(position)
-        return self.outcomes.finish()
+        """Run the children as a serial run does (on this thread, in order,
+        nothing captured) until forking for the rest pays and a worker is free
+        now (`ProcessExecutor.worker_available`), then fork for the rest. With
+        no worker free (a loaded machine, no jobserver token) it looks again
+        later (`budget.ForkTimer`), and a run that never gets one costs what
+        the serial run costs."""
+        work = self.work
+        executor = self.executor
+        count = len(work.items)
+        timer = ForkTimer(executor.serial_budget, executor.worker_available)
+        ok = True
+        for position in range(count):
+            if timer.fork_now(count - position):
+                return self._fork_for(position) and ok
+            if not work.run_item(position):
+                ok = False
+            timer.done += 1
+        return ok
 
     def _run_here(self, position: int) -> None:
         """Run child `position` in this process, with the original passes."""
         self.outcomes.run_here(position)
 
-    def _fork_for(self, first: int) -> None:
+    def _fork_for(self, first: int) -> bool:
         """Fork workers and run children `first`... on them and, between
-        splicing their results, here."""
+        splicing their results, here; whether all of them succeeded."""
         start = time.perf_counter()
         waited = 0.0
         here = 0.0
+        self.outcomes = ChildOutcomes(self.work, first)
+        # Made on the spawning thread (MLIR's prepass); the workers inherit them
+        # (handles: a child's map is made where a pass first asks it an analysis).
+        self.ams = [self.work.am.nest(child) for _, child in self.work.items]
         self.shared = shared_candidates([child for _, child in self.work.items])
         self.pending.extend(range(first, len(self.work.items)))
         self.remaining = len(self.pending)
@@ -274,6 +279,7 @@ class _ForkedRun:
         self.profile.parent_work = here
         self.profile.parent_busy = self.profile.wall - waited - here
         self.executor.profile.add(self.profile)
+        return self.outcomes.finish()
 
     # --- workers ------------------------------------------------------------
 

@@ -4,9 +4,10 @@ A run that forks (a process executor's adaptor run, a sliced run) asks its
 `ProcessExecutor` for a `ForkPool` and tells it what a worker runs. The pool
 forks a worker only when its `WorkerLease` grants one (`passflow.executors.budget`:
 `--jobs`, the CPUs, the cgroup quota, a make jobserver's tokens), gives the
-worker's token back when it ends, and hands a worker a task only when it has
-none: on a loaded machine a worker that is not scheduled holds one task, the
-parent runs the rest itself, and the run costs about what a serial run costs.
+worker's token back when it ends, and hands a worker at most `QUEUED` tasks at
+a time (the one it runs and the next, one near the end of the run): on a
+loaded machine a worker that is not scheduled holds two tasks, the parent runs
+the rest itself, and the run costs about what a serial run costs.
 
 Workers are forked (`multiprocessing`'s 'fork' context): they inherit the
 parent's state, die with it (`lifetime.become_worker`) and read task numbers
@@ -28,7 +29,10 @@ from typing import Any, cast
 from passflow.executors.budget import WorkerLease
 from passflow.executors.lifetime import become_worker, stop_workers
 
-__all__ = ["ForkPool", "PoolWorker", "WorkerMain"]
+__all__ = ["QUEUED", "ForkPool", "PoolWorker", "WorkerMain"]
+
+QUEUED = 2
+"""Tasks a worker holds at most: the one it runs and the next."""
 
 WorkerMain = Callable[..., None]
 """What a worker runs once forked: `main(conn, *args)`, reading task numbers
@@ -38,7 +42,7 @@ from `conn` and answering each."""
 @dataclass(eq=False)
 class PoolWorker:
     """One forked worker: its process, its end of the pipe, the tasks sent to
-    it and not answered yet (at most one), and when it started the first."""
+    it and not answered yet (at most `QUEUED`), and when it started the first."""
 
     process: BaseProcess
     conn: Connection
@@ -96,16 +100,24 @@ class ForkPool:
             pass
 
     def feed(self, worker: PoolWorker, pending: deque[int]) -> None:
-        """Send `worker` the next pending task if it has none."""
-        if worker.inflight or not pending:
-            return
-        task = pending.popleft()
-        worker.started = time.perf_counter()
-        worker.inflight.append(task)
-        try:
-            worker.conn.send(task)
-        except OSError:  # it died; its pipe tells the caller's next wait
-            return
+        """Send `worker` pending tasks until it holds `QUEUED` of them, or one
+        near the end of the run (no more pending tasks than the workers'
+        queues hold), so that the last tasks go to whoever is free first.
+
+        A worker's next task waits in its pipe while it runs one: the parent
+        reads results and feeds workers only between tasks of its own, and a
+        worker holding one task would wait for it to come back (measured: a
+        sliced run's worker idle for a seventh of its time in one run)."""
+        depth = QUEUED if len(pending) > QUEUED * (len(self.workers) + 1) else 1
+        while len(worker.inflight) < depth and pending:
+            task = pending.popleft()
+            if not worker.inflight:
+                worker.started = time.perf_counter()
+            worker.inflight.append(task)
+            try:
+                worker.conn.send(task)
+            except OSError:  # it died; its pipe tells the caller's next wait
+                return
 
     def ready(self, timeout: float) -> list[PoolWorker]:
         """The workers with an answer (or a closed pipe), within `timeout` s."""

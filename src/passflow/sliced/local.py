@@ -2,12 +2,14 @@
 executor's pool grants (`passflow.executors.pool`: up to `jobs - 1`, within a
 make jobserver's tokens).
 
-Workers are forked after the scan, before anything is parsed: they inherit the
-text, the plan and the pass manager, and are told batch numbers, one at a time.
-The parent is one of the jobs, as in the process executor: it runs batches
-itself for the executor's serial budget and forks only if the rest would take
-more than twice that, and afterwards runs a batch whenever no worker result is
-waiting.
+Workers are forked after the scan and the shell: they inherit the text, the
+plan and the pass manager, and are told batch numbers, one at a time. The
+parent is one of the jobs, as in the process executor: it runs batches itself
+for the executor's serial budget and forks only if the rest would take more
+than twice that and a worker is free now (`budget.ForkTimer`, the rule the
+adaptor's process runs follow too); without one it goes on alone, asking again
+now and then, and makes no pool. Once forked, it runs a batch whenever no
+worker result is waiting.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import time
 from collections import deque
 from typing import TYPE_CHECKING
 
+from passflow.executors.budget import ForkTimer
 from passflow.executors.child_run import INTERRUPT_POLL
 from passflow.executors.forking import ProcessExecutor
 from passflow.sliced.batch import BatchResult, BatchRunner
@@ -29,7 +32,6 @@ if TYPE_CHECKING:  # the pool loads when the run forks (executor.pool)
 
 __all__ = ["run_local"]
 
-_FORK_PAYS = 2.0  # fork when the rest would take this many serial budgets
 _EXIT_GRACE = 1.0  # seconds a worker told to stop gets to exit
 
 
@@ -74,24 +76,26 @@ class _LocalRun:
         self.fallback: BatchResult | None = None
 
     def run(self) -> list[BatchResult]:
+        """Run batches here until forking for the rest pays and a worker is
+        free now (`ProcessExecutor.worker_available`), then fork for the rest.
+        With no worker free it looks again later (`budget.ForkTimer`): a run
+        that never gets one makes no pool and forks nothing."""
         executor = self.executor
-        budget = executor.serial_budget if executor is not None else 0.0
-        start = time.perf_counter()
-        done = 0
-        while self.pending and (
-            executor is None or time.perf_counter() - start < budget
-        ):
-            if not self._run_here():
-                return self._ordered()
-            done += 1
-        if self.pending and executor is not None and executor.workers > 0:
-            spent = time.perf_counter() - start
-            if spent / max(done, 1) * len(self.pending) >= _FORK_PAYS * budget:
+        timer: ForkTimer | None = None
+        if executor is not None and executor.workers > 0:
+            timer = ForkTimer(executor.serial_budget, executor.worker_available)
+        while self.pending:
+            if (
+                timer is not None
+                and executor is not None
+                and timer.fork_now(len(self.pending))
+            ):
                 self._parallel(executor)
                 return self._ordered()
-        while self.pending:
             if not self._run_here():
                 break
+            if timer is not None:
+                timer.done += 1
         return self._ordered()
 
     def _ordered(self) -> list[BatchResult]:
