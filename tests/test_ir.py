@@ -221,7 +221,7 @@ MOVES = """\
 def test_change_stamp_sees_every_change_fingerprint_sees(parse: Parse) -> None:
     module = parse(MOVES)
     (two,) = ir.direct_children(module)
-    a, b, c = ir.direct_children(two)
+    a, _, c = ir.direct_children(two)
     before = ir.change_stamp(two)
     assert ir.change_stamp(two) == before
     a.attributes["test.mark"] = builtin.UnitAttr()

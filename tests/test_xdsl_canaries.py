@@ -568,7 +568,7 @@ def test_printer_value_numbering_and_new_line() -> None:
 
 def test_string_printer_prints_as_xdsl_and_keeps_its_column() -> None:
     text = (
-        'func.func @f(%a: i32) -> i32 {\n  %b = arith.addi %a, %a : i32\n'
+        "func.func @f(%a: i32) -> i32 {\n  %b = arith.addi %a, %a : i32\n"
         '  "test.op"() ({\n    "test.inner"() : () -> ()\n  }) : () -> ()\n'
         "  func.return %b : i32\n}\n"
     )
