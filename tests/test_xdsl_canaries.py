@@ -593,6 +593,7 @@ def test_operands_and_successors_are_replaced_tuples() -> None:
         '  "test.op"(%a)[^bb1] : (i32) -> ()\n^bb1:\n  func.return\n}\n'
     )
     (function,) = ir.direct_children(ir.parse_module(text, _context()))
+    assert isinstance(function, func.FuncOp)
     entry, exit_ = function.body.blocks
     op = entry.first_op
     assert op is not None
