@@ -183,12 +183,9 @@ def in_process(text: str, functions: int, rounds: int) -> None:
     walls: list[float] = []
     cpus: list[float] = []
     for _ in range(5):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        start = time.perf_counter()
-        subprocess.run(query, check=True, stdout=subprocess.DEVNULL)
-        walls.append(time.perf_counter() - start)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+        wall, cpu = timed(query)
+        walls.append(wall)
+        cpus.append(cpu)
     report = os.path.join(workdir, "report.html")
     if os.path.exists("/usr/bin/chromium"):
         print(
