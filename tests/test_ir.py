@@ -208,6 +208,80 @@ def test_fingerprint_tracks_changes_only(parse: Parse) -> None:
     assert ir.fingerprint(module) != before
 
 
+MOVES = """\
+"test.two"() ({
+  %x = "test.a"() : () -> i32
+  "test.b"() : () -> ()
+^bb1:
+  "test.c"(%x) : (i32) -> ()
+}) : () -> ()
+"""
+
+
+def test_change_stamp_sees_every_change_fingerprint_sees(parse: Parse) -> None:
+    module = parse(MOVES)
+    (two,) = ir.direct_children(module)
+    a, _, c = ir.direct_children(two)
+    before = ir.change_stamp(two)
+    assert ir.change_stamp(two) == before
+    a.attributes["test.mark"] = builtin.UnitAttr()
+    assert ir.change_stamp(two) != before
+    del a.attributes["test.mark"]
+    assert ir.change_stamp(two) == before
+    # An equal attribute in a new object prints the same: no change.
+    c.attributes["n"] = builtin.IntegerAttr(1, 32)
+    marked = ir.change_stamp(two)
+    c.attributes["n"] = builtin.IntegerAttr(1, 32)
+    assert ir.change_stamp(two) == marked
+    c.attributes["n"] = builtin.IntegerAttr(2, 32)
+    assert ir.change_stamp(two) != marked
+    del c.attributes["n"]
+    assert ir.change_stamp(two) == before
+    c.operands[0] = two.regions[0].blocks[1].insert_arg(builtin.i32, 0)
+    assert ir.change_stamp(two) != before
+
+
+def test_change_stamp_places_each_op_in_its_block(parse: Parse) -> None:
+    # a moves from the start of the first block to the end of the second: a
+    # walk that stacks each block's ops meets a, b, c in the same order before
+    # and after, so only the block each op is stamped with tells.
+    module = parse(
+        """
+        "test.two"() ({
+          "test.a"() : () -> ()
+          "test.b"() : () -> ()
+        ^bb1:
+          "test.c"() : () -> ()
+        }) : () -> ()
+        """
+    )
+    (two,) = ir.direct_children(module)
+    a, _, _ = ir.direct_children(two)
+    before = ir.change_stamp(two)
+    a.detach()
+    two.regions[0].blocks[1].add_op(a)
+    assert ir.change_stamp(two) != before
+
+
+def test_change_stamp_holds_what_it_names(parse: Parse) -> None:
+    # An erased op stays alive while a stamp names it: its address is never
+    # reused by an op that would stamp the same.
+    module = parse(MOVES)
+    (two,) = ir.direct_children(module)
+    _, b, _ = ir.direct_children(two)
+    alive = weakref.ref(b)
+    before = ir.change_stamp(two)
+    b.detach()
+    b.erase()
+    del b
+    gc.collect()
+    assert alive() is not None
+    assert ir.change_stamp(two) != before
+    del before
+    gc.collect()
+    assert alive() is None
+
+
 def test_proper_ancestor(parse: Parse) -> None:
     module = parse(TEXT)
     inner = ir.direct_children(module)[1]

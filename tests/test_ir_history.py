@@ -271,3 +271,28 @@ def test_a_pass_then_a_symbol_in_either_order(
     assert history.main([str(db), "@f1", "--pass", "cse", "--no-diff"]) == 0
     assert capsys.readouterr().out == after
     assert after.startswith("#") and "func.func/cse" in after and "@f1" in after
+
+
+def test_texts_of_any_size_read_back_whole(tmp_path: Path) -> None:
+    # A text is compressed with a window its size: one far past zlib's
+    # largest window (32 KiB) and a short one both read back as printed.
+    adds = "".join(
+        f"  %v{i} = arith.addi %v{i - 1}, %x : i32\n" for i in range(1, 2000)
+    )
+    text = (
+        "func.func @big(%x: i32) -> i32 {\n"
+        "  %v0 = arith.addi %x, %x : i32\n"
+        f"{adds}  %dead = arith.muli %v1999, %x : i32\n"
+        "  func.return %v1999 : i32\n}\n"
+        "func.func @small(%x: i32) -> i32 {\n"
+        "  %dead = arith.muli %x, %x : i32\n"
+        "  func.return %x : i32\n}\n"
+    )
+    found = _record(tmp_path, text, "builtin.module(func.func(canonicalize))")
+    module = ir.parse_module(text, ir.default_context())
+    big, small = (ir.print_op(op) for op in ir.direct_children(module))
+    changes = {c.symbol: c for c in found.changes(pass_name="canonicalize")}
+    assert len(big) > 64 * 1024
+    assert changes["@big"].before == big and changes["@small"].before == small
+    after = changes["@big"].after
+    assert after is not None and "%dead" not in after and "%v1999" in after

@@ -564,3 +564,47 @@ def test_printer_value_numbering_and_new_line() -> None:
     xdsl_internals.print_new_line(printer)
     printer.print_string("// b")
     assert out.getvalue() == "// a\n// b"
+
+
+def test_string_printer_prints_as_xdsl_and_keeps_its_column() -> None:
+    text = (
+        "func.func @f(%a: i32) -> i32 {\n  %b = arith.addi %a, %a : i32\n"
+        '  "test.op"() ({\n    "test.inner"() : () -> ()\n  }) : () -> ()\n'
+        "  func.return %b : i32\n}\n"
+    )
+    (op,) = ir.direct_children(ir.parse_module(text, _context()))
+    theirs, ours = io.StringIO(), io.StringIO()
+    plain = Printer(stream=theirs)
+    fast = xdsl_internals.StringPrinter(stream=ours)
+    for printer in (plain, fast):
+        printer.print_op(op)
+        printer.print_string(" // tail")
+    assert ours.getvalue() == theirs.getvalue()
+    columns = [getattr(p, "_current_column", None) for p in (plain, fast)]
+    assert columns[0] is not None and columns[0] == columns[1], (
+        "xDSL's printer no longer keeps its column in _current_column: "
+        "xdsl_internals.StringPrinter must follow"
+    )
+
+
+def test_operands_and_successors_are_replaced_tuples() -> None:
+    text = (
+        "func.func @f(%a: i32, %b: i32) {\n"
+        '  "test.op"(%a)[^bb1] : (i32) -> ()\n^bb1:\n  func.return\n}\n'
+    )
+    (function,) = ir.direct_children(ir.parse_module(text, _context()))
+    assert isinstance(function, func.FuncOp)
+    entry, exit_ = function.body.blocks
+    op = entry.first_op
+    assert op is not None
+    operands = xdsl_internals.operand_tuple(op)
+    successors = xdsl_internals.successor_tuple(op)
+    assert isinstance(operands, tuple) and isinstance(successors, tuple)
+    assert list(operands) == list(op.operands)
+    assert list(successors) == list(op.successors)
+    op.operands[0] = entry.args[1]
+    op.successors = [entry]
+    # The tuples taken before are snapshots: xDSL replaced, not edited, them.
+    assert list(operands) == [entry.args[0]]
+    assert list(successors) == [exit_]
+    assert xdsl_internals.operand_tuple(op) == (entry.args[1],)

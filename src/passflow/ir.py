@@ -115,10 +115,12 @@ from passflow.diagnostics import (
 from passflow.ir_printer import NamingPrinter, options_printer, print_with_options
 from passflow.lexer import Lexer
 from passflow.print_options import PrintOptions
+from passflow.xdsl_internals import operand_tuple, successor_tuple
 
 __all__ = [
     "MAX_SPLAT_ELEMENTS",
     "AllowsUnknownOperations",
+    "ChangeStamp",
     "Context",
     "Dialect",
     "ModuleOp",
@@ -127,6 +129,7 @@ __all__ = [
     "OperationName",
     "ParsedFile",
     "Region",
+    "change_stamp",
     "clone",
     "default_context",
     "direct_children",
@@ -1659,3 +1662,59 @@ def fingerprint(op: Operation) -> int:
                 for arg in block.args:
                     append(_attr_hash(arg.type))
     return hash(tuple(parts))
+
+
+ChangeStamp = list[object]
+"""What `change_stamp` takes: compare two with `==`."""
+
+
+def change_stamp(op: Operation) -> ChangeStamp:
+    """What `fingerprint` covers, as the objects themselves rather than a hash:
+    two stamps of `op` are equal (`==`) when it shows no visible change in
+    between (value names aside, as with `fingerprint`).
+
+    For change detection that takes a stamp of every top-level symbol before
+    and after every pass (the IR history, the run report): it is about twice
+    as cheap as `fingerprint`, since nothing is hashed (xDSL hashes attributes
+    by their parameters, recursively) and `==` compares by identity first, an
+    attribute by value only where a pass replaced it. It holds what it names,
+    so no op or attribute it saw is freed, and its address reused, while it
+    is kept. Each op is stamped with the block that holds it, which, with the
+    blocks listed under their regions, places every op whatever the walk
+    order.
+    """
+    parts: ChangeStamp = []
+    append = parts.append
+    extend = parts.extend
+    stack = [op]
+    pop = stack.pop
+    while stack:
+        current = pop()
+        append(current)
+        append(current.parent)
+        attributes = current.attributes
+        if attributes:
+            append(len(attributes))
+            extend(attributes)
+            extend(attributes.values())
+        properties = current.properties
+        if properties:
+            append(-len(properties))
+            extend(properties)
+            extend(properties.values())
+        append(operand_tuple(current))
+        extend([result.type for result in current.results])
+        successors = successor_tuple(current)
+        if successors:
+            append(successors)
+        for region in current.regions:
+            append(region)
+            for block in region.blocks:
+                args = block.args
+                append(block)
+                append(args)
+                extend([arg.type for arg in args])
+                ops = list(block.ops)
+                ops.reverse()
+                stack.extend(ops)
+    return parts

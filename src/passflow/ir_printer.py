@@ -33,10 +33,10 @@ from xdsl.dialects.builtin import (
     UnknownLoc,
 )
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
-from xdsl.printer import Printer
 
 from passflow.print_options import PrintOptions
 from passflow.xdsl_internals import (
+    StringPrinter,
     new_value_name_id,
     print_new_line,
     printer_value_names,
@@ -137,7 +137,7 @@ class LocationAliases:
         return [(a.name, loc) for a, loc in found]
 
 
-class NamingPrinter(Printer):
+class NamingPrinter(StringPrinter):
     """xDSL's printer, naming values so that no two in a scope share a name.
 
     Every printer of passflow's is one (`ir.print_op` with default options too),
@@ -155,9 +155,13 @@ class NamingPrinter(Printer):
         other hints produced, so hints `cst` and `cst_1` (the parser's reading of
         `%cst_1` and `%cst_1_2`) would both print `%cst_1`: a redefinition. As
         MLIR's `SSANameState` does, the suffix grows until the name is free."""
-        hint = value.name_hint
         names = printer_value_names(self)
-        if not hint or value in names:
+        name = names.get(value)
+        if name is not None:
+            self.print_string(f"%{name}")
+            return name
+        hint = value.name_hint
+        if not hint:
             return super().print_ssa_value(value)
         used = self._used_names[-1]
         index = self.ssa_names.get(hint, 0)

@@ -12,6 +12,7 @@ upgrade that changes one of these things breaks this file, and
 from __future__ import annotations
 
 import dataclasses
+import io
 from collections.abc import Callable, Iterable, Sequence
 from inspect import getattr_static
 from typing import Protocol, cast
@@ -35,18 +36,21 @@ from passflow.llvm_integers import wrap_index
 __all__ = [
     "OP_FIELDS",
     "Folder",
+    "StringPrinter",
     "arg_spec_error_reason",
     "diagnostic_op_messages",
     "foreign_op_state",
     "may_write_between",
     "new_value_name_id",
     "only_affects_own_results",
+    "operand_tuple",
     "print_new_line",
     "printer_value_names",
     "registered_dialect_factories",
     "restore_foreign_op_state",
     "retarget_rewriter",
     "set_name_hint_verbatim",
+    "successor_tuple",
     "working_folder",
 ]
 
@@ -64,7 +68,34 @@ def set_name_hint_verbatim(named: SSAValue | Block, name: str | None) -> None:
     named._name = name  # pyright: ignore[reportPrivateUsage]
 
 
+def operand_tuple(op: Operation) -> tuple[SSAValue, ...]:
+    """`op`'s operands as the tuple xDSL holds them in: immutable, replaced
+    (never edited) when they change, so keeping it is a snapshot at no cost."""
+    return op._operands  # pyright: ignore[reportPrivateUsage]
+
+
+def successor_tuple(op: Operation) -> tuple[Block, ...]:
+    """`op`'s successors as the tuple xDSL holds them in (as `operand_tuple`)."""
+    return op._successors  # pyright: ignore[reportPrivateUsage]
+
+
 # --- printing -----------------------------------------------------------------------
+
+
+class StringPrinter(Printer):
+    """xDSL's printer, printing a piece of text without a newline to a
+    `StringIO` (nearly every piece, on every print passflow makes) straight to
+    it: xDSL's `print_string` looks for newlines to indent after them through
+    two more calls, a fifth of a function's print. The column it keeps is kept
+    the same; anything else takes xDSL's way."""
+
+    def print_string(self, text: str, *, indent: int | None = None) -> None:
+        stream = self.stream
+        if "\n" in text or type(stream) is not io.StringIO:
+            super().print_string(text, indent=indent)
+            return
+        self._current_column += len(text)
+        stream.write(text)
 
 
 def new_value_name_id(printer: Printer) -> str:

@@ -23,8 +23,8 @@ it opens offline from a mail attachment or a CI artifact.
 
 A change is seen per top-level symbol (`symbol_changes`): a module pass such
 as the inliner shows a diff for each function it changed, made or erased, not
-one of the whole module. Cost: each pass's top-level symbols fingerprinted
-before and after it (`ir.fingerprint`, no printing), one print of each the
+one of the whole module. Cost: each pass's top-level symbols stamped
+before and after it (`ir.change_stamp`, no printing), one print of each the
 first time a pass sees it, and one print per change. Limits, each per pass and
 per symbol, never run-wide: a pass embeds at most `max_changes` changes (the
 rest are counted under it, naming `--report-max-changes`), a symbol's text

@@ -9,19 +9,19 @@ symbol-dce), any of them, and it may make or erase some. So a module pass's
 change is seen as the functions it changed, made or erased, never as the
 whole module, and a nested pass's as its function.
 
-`SymbolTracker.snapshot(op)` fingerprints the units a pass on `op` may change
-(`ir.fingerprint`, no printing) and prints a unit only when its fingerprint
-differs from the text last recorded for it; `changes(snapshot, op)` compares
-after the pass and prints only what changed. So each unit is printed once
-when first seen, and once per change.
+`SymbolTracker.snapshot(op)` stamps the units a pass on `op` may change
+(`ir.change_stamp`, no printing) and prints a unit only when its stamp
+differs from the one of the text last recorded for it; `changes(snapshot,
+op)` compares after the pass and prints only what changed. So each unit is
+printed once when first seen, and once per change.
 
-Every change to a unit happens inside some pass, whose `changes` fingerprints
-that unit after it. So, between passes, a unit's last fingerprint still
-holds, and a snapshot taken when no other pass is running (`enclosed`
-false: no pass of an outer pipeline is between its own steps) reuses it
-instead of walking the unit again. Inside a pass that runs a dynamic pipeline
-(the inliner), the outer pass may have changed a unit between two inner
-passes, so such snapshots fingerprint afresh.
+Every change to a unit happens inside some pass, whose `changes` stamps that
+unit after it. So, between passes, a unit's last stamp still holds, and a
+snapshot taken when no other pass is running (`enclosed` false: no pass of
+an outer pipeline is between its own steps) reuses it instead of walking the
+unit again. Inside a pass that runs a dynamic pipeline (the inliner), the
+outer pass may have changed a unit between two inner passes, so such
+snapshots stamp afresh.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ class SymbolState:
     label: str
     """`@f500`, or `name#k` for the k-th unnamed `name` op."""
     op: Operation
-    fingerprint: int
+    stamp: ir.ChangeStamp
     text: str
 
 
@@ -108,35 +108,33 @@ class SymbolTracker:
     """Snapshots of top-level units before a pass, and their changes after it."""
 
     def __init__(self) -> None:
-        self._texts: dict[Operation, tuple[int, str]] = {}
-        self._fingerprints: dict[Operation, int] = {}
+        self._texts: dict[Operation, tuple[ir.ChangeStamp, str]] = {}
+        self._stamps: dict[Operation, ir.ChangeStamp] = {}
 
     def clear(self) -> None:
-        """Forget every text and fingerprint (at the end of a run)."""
+        """Forget every text and stamp (at the end of a run)."""
         self._texts.clear()
-        self._fingerprints.clear()
+        self._stamps.clear()
 
-    def _text(self, op: Operation, fingerprint: int, generic: bool = False) -> str:
+    def _text(self, op: Operation, stamp: ir.ChangeStamp, generic: bool = False) -> str:
         known = self._texts.get(op)
-        if known is not None and known[0] == fingerprint:
+        if known is not None and known[0] == stamp:
             return known[1]
         text = print_unit(op, generic)
-        self._texts[op] = (fingerprint, text)
+        self._texts[op] = (stamp, text)
         return text
 
     def snapshot(self, op: Operation, *, enclosed: bool) -> list[SymbolState]:
         """The units a pass on `op` may change, with their texts now;
         `enclosed` when a pass of an outer pipeline is running (then every
-        unit is fingerprinted afresh)."""
+        unit is stamped afresh)."""
         states: list[SymbolState] = []
-        known = {} if enclosed else self._fingerprints
+        known = {} if enclosed else self._stamps
         for label, unit in top_level_units(op):
-            fingerprint = known.get(unit)
-            if fingerprint is None:
-                fingerprint = self._fingerprints[unit] = ir.fingerprint(unit)
-            states.append(
-                SymbolState(label, unit, fingerprint, self._text(unit, fingerprint))
-            )
+            stamp = known.get(unit)
+            if stamp is None:
+                stamp = self._stamps[unit] = ir.change_stamp(unit)
+            states.append(SymbolState(label, unit, stamp, self._text(unit, stamp)))
         return states
 
     def changes(
@@ -155,15 +153,11 @@ class SymbolTracker:
         for label, unit in after:
             seen.add(label)
             state = old.get(label)
-            fingerprint = self._fingerprints[unit] = ir.fingerprint(unit)
-            if (
-                state is not None
-                and state.op is unit
-                and state.fingerprint == fingerprint
-            ):
+            stamp = self._stamps[unit] = ir.change_stamp(unit)
+            if state is not None and state.op is unit and state.stamp == stamp:
                 continue
             generic = failed and verifier.verify(unit) is not None
-            text = self._text(unit, fingerprint, generic)
+            text = self._text(unit, stamp, generic)
             previous = state.text if state is not None else None
             if previous != text:
                 found.append(SymbolChange(label, unit, previous, text))
