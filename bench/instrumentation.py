@@ -10,7 +10,10 @@ measured in the same process. Run:
 
 `--cpu` times each run in CPU time (`time.process_time`) instead of wall time:
 the figure to quote on a shared machine, where other processes stretch wall
-time but not this process's CPU time.
+time but not this process's CPU time. `--instructions` counts, under
+valgrind's callgrind, the machine instructions of one run of each
+configuration instead (three runs minus one, in processes of their own): a
+figure the load does not move, slow enough to want `--functions 200`.
 """
 
 from __future__ import annotations
@@ -19,7 +22,10 @@ import argparse
 import gc
 import io
 import os
+import re
+import shutil
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -89,12 +95,65 @@ def one_run(
     return clock() - start
 
 
+def child(name: str, repeat: int, functions: int) -> None:
+    """`repeat` runs of configuration `name` (the callgrind measurement)."""
+    ctx = ir.default_context()
+    module = ir.parse_module("".join(function_text(i) for i in range(functions)), ctx)
+    gc.disable()
+    for _ in range(repeat):
+        one_run(module, ctx, CONFIGS[name])
+
+
+def instructions(name: str, repeat: int, functions: int) -> int:
+    command = [
+        "valgrind",
+        "--tool=callgrind",
+        "--callgrind-out-file=/dev/null",
+        sys.executable,
+        __file__,
+        f"--child={name}",
+        f"--repeat={repeat}",
+        f"--functions={functions}",
+    ]
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    done = subprocess.run(command, capture_output=True, text=True, check=True, env=env)
+    found = re.search(r"Collected : (\d+)", done.stderr)
+    if found is None:
+        raise SystemExit(f"no instruction count from callgrind:\n{done.stderr}")
+    return int(found.group(1))
+
+
+def count(functions: int) -> None:
+    if shutil.which("valgrind") is None:
+        raise SystemExit("--instructions needs valgrind (apt-get install valgrind)")
+    per_run = {
+        name: (instructions(name, 3, functions) - instructions(name, 1, functions)) / 2
+        for name in ("bare", "timing", "statistics")
+    }
+    print(
+        f"{functions} functions, {PIPELINE}, callgrind instructions per run "
+        "(3 runs minus 1)"
+    )
+    bare = per_run["bare"]
+    for name, value in per_run.items():
+        print(f"{name:<25} {value / 1e6:9.1f} M  {100 * (value / bare - 1):+6.2f}%")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--functions", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--cpu", action="store_true", help="CPU time, not wall time")
+    parser.add_argument("--instructions", action="store_true")
+    parser.add_argument("--child", choices=list(CONFIGS), help=argparse.SUPPRESS)
+    parser.add_argument("--repeat", type=int, default=1, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child:
+        child(args.child, args.repeat, args.functions)
+        return
+    if args.instructions:
+        count(args.functions)
+        return
     clock = time.process_time if args.cpu else time.perf_counter
 
     ctx = ir.default_context()
