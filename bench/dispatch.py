@@ -29,7 +29,6 @@ import argparse
 import gc
 import json
 import os
-import re
 import shutil
 import statistics
 import subprocess
@@ -39,6 +38,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from passflow import OperationPass, PassManager, ir
+
+sys.path.insert(0, os.path.dirname(__file__))
+import callgrind
 
 HERE = Path(__file__).resolve().parents[1]
 
@@ -174,10 +176,7 @@ def instructions_per_dispatch(tree: Path, args: argparse.Namespace) -> float:
             "--callgrind-out-file=/dev/null",
             *_child_command(args, repeat),
         ]
-        found = re.search(r"Collected : (\d+)", _run_child(tree, command).stderr)
-        if found is None:
-            raise SystemExit(f"{tree}: callgrind reported no instruction count")
-        counts.append(int(found.group(1)))
+        counts.append(callgrind.collected(_run_child(tree, command).stderr))
     return (counts[1] - counts[0]) / (args.repeat * args.functions * args.passes)
 
 

@@ -22,10 +22,7 @@ import argparse
 import gc
 import io
 import os
-import re
-import shutil
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -35,6 +32,7 @@ from passflow.instruments.ir_printing import IRPrinterConfig
 from passflow.pipeline_text import parse_pass_pipeline
 
 sys.path.insert(0, os.path.dirname(__file__))
+import callgrind
 from opt_vs_xdsl import function_text
 
 PIPELINE = "builtin.module(func.func(canonicalize,cse))"
@@ -106,26 +104,16 @@ def child(name: str, repeat: int, functions: int) -> None:
 
 def instructions(name: str, repeat: int, functions: int) -> int:
     command = [
-        "valgrind",
-        "--tool=callgrind",
-        "--callgrind-out-file=/dev/null",
         sys.executable,
         __file__,
         f"--child={name}",
         f"--repeat={repeat}",
         f"--functions={functions}",
     ]
-    env = {**os.environ, "PYTHONHASHSEED": "0"}
-    done = subprocess.run(command, capture_output=True, text=True, check=True, env=env)
-    found = re.search(r"Collected : (\d+)", done.stderr)
-    if found is None:
-        raise SystemExit(f"no instruction count from callgrind:\n{done.stderr}")
-    return int(found.group(1))
+    return callgrind.instructions(command, {**os.environ, "PYTHONHASHSEED": "0"})
 
 
 def count(functions: int) -> None:
-    if shutil.which("valgrind") is None:
-        raise SystemExit("--instructions needs valgrind (apt-get install valgrind)")
     per_run = {
         name: (instructions(name, 3, functions) - instructions(name, 1, functions)) / 2
         for name in ("bare", "timing", "statistics")

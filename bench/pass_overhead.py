@@ -23,12 +23,8 @@ from __future__ import annotations
 import argparse
 import gc
 import os
-import re
-import shutil
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -38,6 +34,9 @@ from xdsl.dialects import builtin, func
 from xdsl.passes import ModulePass, PassPipeline
 
 from passflow import OperationPass, PassManager, ir
+
+sys.path.insert(0, os.path.dirname(__file__))
+import callgrind
 
 
 def body(op: ir.Operation) -> None:
@@ -172,11 +171,8 @@ def child(args: argparse.Namespace) -> None:
 
 
 def instructions(side: str, repeat: int, args: argparse.Namespace) -> int:
-    with tempfile.TemporaryDirectory() as out:
-        command = [
-            "valgrind",
-            "--tool=callgrind",
-            f"--callgrind-out-file={out}/cg",
+    return callgrind.instructions(
+        [
             sys.executable,
             __file__,
             f"--child={side}",
@@ -185,16 +181,10 @@ def instructions(side: str, repeat: int, args: argparse.Namespace) -> int:
             f"--passes={args.passes}",
             *(["--verify"] if args.verify else []),
         ]
-        done = subprocess.run(command, capture_output=True, text=True, check=True)
-    found = re.search(r"Collected : (\d+)", done.stderr)
-    if found is None:
-        raise SystemExit(f"no instruction count from callgrind:\n{done.stderr}")
-    return int(found.group(1))
+    )
 
 
 def count(args: argparse.Namespace) -> None:
-    if shutil.which("valgrind") is None:
-        raise SystemExit("--instructions needs valgrind (apt-get install valgrind)")
     visits = args.functions * args.passes
     per_visit: dict[str, float] = {}
     for side in ("passflow", "xdsl"):
