@@ -395,3 +395,76 @@ def test_no_pass_keeps_its_state_after_an_interrupted_run(parse: Parse) -> None:
         pm.run(parse(TEXT))
     assert all(p.execution_state is None for p in passes)
     assert before.log == ["log f0", "log f1"] and after.log == ["log f0"]
+
+
+class Computes(OperationPass):
+    """Computes `Counted` on its function and checks its manager's op."""
+
+    argument = "computes"
+    op_name = "func.func"
+
+    def run_on_operation(self) -> None:
+        assert self.get_analysis_manager().operation is self.get_operation()
+        self.get_analysis(Counted)
+        self.mark_all_analyses_preserved()
+
+
+class FindsCached(OperationPass):
+    """Records whether `Counted` is cached on its function."""
+
+    argument = "finds-cached"
+    op_name = "func.func"
+
+    def __init__(self, log: list[str]) -> None:
+        super().__init__()
+        self.log = log
+
+    def run_on_operation(self) -> None:
+        found = self.get_cached_analysis(Counted) is not None
+        self.log.append(f"{ir.symbol_name(self.get_operation())} {found}")
+        self.mark_all_analyses_preserved()
+
+
+@pytest.mark.parametrize("path", ["direct", "instrumented"])
+def test_each_function_has_its_own_analyses_and_drops_them_after(
+    parse: Parse, path: str
+) -> None:
+    # The direct loop makes a function's analysis manager only when a pass
+    # asks: it must be that function's, keep what one pass computed for the
+    # next, and be gone before the next function.
+    log: list[str] = []
+    pm = PassManager()
+    if path == "instrumented":
+        pm.add_instrumentation(Observe())
+    nested = pm.nest("func.func")
+    nested.add(FindsCached(log))
+    nested.add(Computes())
+    nested.add(FindsCached(log))
+    Counted.made = 0
+    pm.run(parse(TEXT))
+    assert Counted.made == FUNCTIONS
+    assert log == [f"f{i} {found}" for i in range(FUNCTIONS) for found in (False, True)]
+
+
+UNREGISTERED = """
+"test.a"() : () -> ()
+"test.b"() : () -> ()
+"test.a"() : () -> ()
+"test.c"() : () -> ()
+"""
+
+
+def test_unregistered_ops_of_other_names_are_not_taken_for_the_anchor(
+    parse: Parse,
+) -> None:
+    # Unregistered ops may share a class: the adaptor's lookup by class must not
+    # take `test.b` for `test.a`. (A pass may not run on an unregistered op, as
+    # in MLIR: each `test.a`, and only those, says so.)
+    pm = PassManager()
+    pm.nest("test.a").add(Names([], "a"))
+    with pytest.raises(PassPipelineError) as raised:
+        pm.run(parse(UNREGISTERED))
+    message = "'test.a' op trying to schedule a pass on an unregistered operation"
+    assert [str(d) for d in raised.value.diagnostics] == [
+        f"input.mlir:{line}:1: error: {message}" for line in (2, 4)
+    ]

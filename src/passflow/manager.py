@@ -347,6 +347,9 @@ class OpToOpPassAdaptor(Pass):
         super().__init__()
         self.managers = managers
         self._by_name: dict[OperationName, int | None] = {}
+        self._by_class: dict[type[Operation], int | None] = {}
+        """`manager_index_for` by the class of a registered op: one lookup per
+        child in `children_to_run`."""
 
     @property
     def display_name(self) -> str:
@@ -372,9 +375,8 @@ class OpToOpPassAdaptor(Pass):
         """(pipeline index, op) for every op the pipelines run on, in program order:
         the direct children of `op`, and for recursive pipelines the outermost
         matching ops at any depth."""
-        index_for = self.manager_index_for
-        known = self._by_name
-        name_of = ir.operation_name
+        by_class = self._by_class
+        index_of = self._index_of
         deep = any(pm.recursive for pm in self.managers)
         items: list[tuple[int, Operation]] = []
         pending = [op]
@@ -384,22 +386,40 @@ class OpToOpPassAdaptor(Pass):
             below: list[Operation] = []
             for region in parent.regions:
                 for block in region.blocks:
-                    for child in block.ops:
-                        name = name_of(child)
-                        # `manager_index_for`, its cache read here: once per child.
-                        index = known[name] if name in known else index_for(name)
+                    child = block.first_op
+                    while child is not None:
+                        kind = type(child)
+                        index = by_class[kind] if kind in by_class else index_of(child)
                         if index is not None and (
                             parent is op or self.managers[index].recursive
                         ):
                             found.append((index, child))
                         elif deep:
                             below.append(child)
+                        child = child.next_op
             items.extend(found)
             pending.extend(reversed(below))
         if deep:
             order = {id(o): i for i, o in enumerate(op.walk())}
             items.sort(key=lambda item: order[id(item[1])])
         return items
+
+    def _index_of(self, child: Operation) -> int | None:
+        """`manager_index_for` the name of `child`, remembered by its class
+        when the class is the name's (a registered op: every op of the class
+        has the name)."""
+        name = ir.operation_name(child)
+        index = self.manager_index_for(name)
+        kind = type(child)
+        if name.op_class is kind:
+            self._by_class[kind] = index
+        return index
+
+    def _forget_indices(self) -> None:
+        """Drop what `manager_index_for` and `_index_of` remember: the
+        pipelines changed."""
+        self._by_name.clear()
+        self._by_class.clear()
 
     def run_on_operation(self) -> None:
         """Never called: the runner runs an adaptor itself
@@ -420,7 +440,7 @@ class OpToOpPassAdaptor(Pass):
         return OpToOpPassAdaptor([pm.clone() for pm in self.managers])
 
     def finalize(self, run: PassRun) -> bool:
-        self._by_name.clear()
+        self._forget_indices()
         return all(pm.finalize(run) for pm in self.managers)
 
     def try_merge_into(self, rhs: OpToOpPassAdaptor, context: Context) -> bool:
@@ -445,7 +465,7 @@ class OpToOpPassAdaptor(Pass):
             else:
                 target.extend(pm.passes)
         rhs.managers.sort(key=lambda pm: (pm.op_name is None, pm.op_name or ""))
-        rhs._by_name.clear()
+        rhs._forget_indices()
         return True
 
 

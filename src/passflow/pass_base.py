@@ -131,10 +131,24 @@ class PassExecutionState:
     """
 
     op: Operation
-    analysis_manager: AnalysisManager
+    analyses: AnalysisManager | None
+    """The op's analysis manager; None: made from `analyses_parent` on first
+    use (`analysis_manager`), as most visits never ask for one."""
     run: PassRun
     failed: bool = False
     preserved: PreservedAnalyses | None = None
+    analyses_parent: AnalysisManager | None = None
+    """The manager `analysis_manager` nests the op's in when `analyses` is None."""
+
+    @property
+    def analysis_manager(self) -> AnalysisManager:
+        """The op's analysis manager (made on first use)."""
+        am = self.analyses
+        if am is None:
+            parent = self.analyses_parent
+            assert parent is not None  # the runner sets one or the other
+            am = self.analyses = parent.nest(self.op)
+        return am
 
 
 class Pass:

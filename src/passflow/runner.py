@@ -49,10 +49,11 @@ __all__ = [
     "run_pipeline",
 ]
 
-PassStep = tuple[Pass, bool, bool, PassExecutionState]
+PassStep = tuple[Pass, bool, bool, PassExecutionState | None]
 """A pass of a pipeline as the run loop dispatches it: the pass, whether it is
 an adaptor (`PassPipeline.adaptor_flags`), whether it checks each op
-(`Pass.checks_each_op`), and its `PassExecutionState` in the run."""
+(`Pass.checks_each_op`), and its `PassExecutionState` in the run (None in a
+direct plan, whose passes share one: looked up if they run the full path)."""
 
 
 @dataclass(eq=False)
@@ -134,8 +135,8 @@ class RunState:
         found = self._steps.get(key)
         if found is not None and found.passes is passes:
             return found
-        steps = tuple(
-            (p, adaptor, p.checks_each_op, self.execution_state_of(p, op, am))
+        flags = tuple(
+            (p, adaptor, p.checks_each_op)
             for p, adaptor in zip(passes, pm.adaptor_flags(), strict=True)
         )
         errors = pm.schedule_errors(name)
@@ -144,8 +145,17 @@ class RunState:
             None
             if hooked
             or errors is not None
-            or any(adaptor or checks for _, adaptor, checks, _ in steps)
+            or any(adaptor or checks for _, adaptor, checks in flags)
             else tuple(passes)
+        )
+        steps = tuple(
+            (
+                p,
+                adaptor,
+                checks,
+                None if direct is not None else self.execution_state_of(p, op, am),
+            )
+            for p, adaptor, checks in flags
         )
         shared = PassExecutionState(op, am, self)
         found = self._steps[key] = PipelineSteps(passes, steps, errors, direct, shared)
@@ -292,7 +302,7 @@ def run_pass(
         if execution is None:
             execution = state.execution_state_of(pass_, op, am)
         execution.op = op
-        execution.analysis_manager = am
+        execution.analyses = am
         execution.failed = False
         execution.preserved = None
     pass_.execution_state = execution
@@ -375,7 +385,7 @@ def run_pipeline(
             instrumentor.run_before_pipeline(pm.op_name, parent)
         plan = state.pipeline_steps(pm, op, am)
         if _runs_direct(plan):
-            if not _run_direct(plan, (op,), lambda _: am, state):
+            if not _run_direct(plan, (op,), state, am=am):
                 return False
         elif not _run_steps(plan, pm, op, am, state):
             return False
@@ -393,36 +403,51 @@ def run_children(work: ChildWork, state: RunState) -> bool:
     a module, in `func.func(...)`) handed to `_run_direct` at once."""
     items = work.items
     pipelines = work.pipelines
-    nest = work.am.nest
+    parent = work.am
+    # One pipeline on ops of one name: every child is such an op
+    # (`children_to_run`), one plan takes them all.
+    uniform = len(pipelines) == 1 and pipelines[0].op_name is not None
     ok = True
     position = 0
     count = len(items)
     while position < count:
         index, child = items[position]
         pm = pipelines[index]
-        am = nest(child)
-        plan = state.pipeline_steps(pm, child, am)
+        plan = state.pipeline_steps(pm, child, parent)
         if not _runs_direct(plan):
-            if not run_pipeline(pm, child, am, state, work.parent_info):
+            if not run_pipeline(pm, child, parent.nest(child), state, work.parent_info):
                 ok = False
             position += 1
             continue
-        name = ir.operation_name(child)
-        # Ops of a registered op's class have its name: no lookup per op.
-        kind = name.op_class
-        end = position + 1
-        while end < count:
-            other_index, other = items[end]
-            if other_index != index or (
-                type(other) is not kind and ir.operation_name(other) is not name
-            ):
-                break
-            end += 1
-        children = [item[1] for item in items[position:end]]
-        if not _run_direct(plan, children, nest, state):
+        end = count if uniform else _same_plan_end(items, position)
+        children = (
+            [item[1] for item in items]
+            if end == count and position == 0
+            else [item[1] for item in items[position:end]]
+        )
+        if not _run_direct(plan, children, state, parent=parent):
             ok = False
         position = end
     return ok
+
+
+def _same_plan_end(items: Sequence[tuple[int, Operation]], position: int) -> int:
+    """Where the run of items that `items[position]`'s plan takes ends: the
+    first item of another pipeline or op name after it."""
+    index, child = items[position]
+    name = ir.operation_name(child)
+    # Ops of a registered op's class have its name: no lookup per op.
+    kind = name.op_class
+    end = position + 1
+    count = len(items)
+    while end < count:
+        other_index, other = items[end]
+        if other_index != index or (
+            type(other) is not kind and ir.operation_name(other) is not name
+        ):
+            break
+        end += 1
+    return end
 
 
 def _run_steps(
@@ -462,28 +487,32 @@ def _runs_direct(plan: PipelineSteps) -> bool:
 def _run_direct(
     plan: PipelineSteps,
     ops: Sequence[Operation],
-    analyses: Callable[[Operation], AnalysisManager],
     state: RunState,
+    *,
+    am: AnalysisManager | None = None,
+    parent: AnalysisManager | None = None,
 ) -> bool:
-    """`run_pass` for each pass of `plan` on each of `ops` (each with the
-    analysis manager `analyses` gives it, cleared after), inlined, less what
+    """`run_pass` for each pass of `plan` on each of `ops`, inlined, less what
     `PipelineSteps.direct` rules out (hooks, actions, adaptors, per-op checks):
-    the hot path, most of the cost of a trivial pass's visit. The passes hold
-    the plan's shared execution state from the first op to the last, so that a
-    visit costs the call and the check of what it preserved. An op's pipeline
-    stops at its first failure; the others run. False if any op failed."""
+    the hot path, most of the cost of a trivial pass's visit. Each op's
+    analyses are `am`'s, or (None) a manager nested in `parent`, made when a
+    pass first asks for one (`PassExecutionState.analysis_manager`); cleared
+    after the op. The passes hold the plan's shared execution state from the
+    first op to the last, so that a visit costs the call and the check of what
+    it preserved. An op's pipeline stops at its first failure; the others run.
+    False if any op failed."""
     direct = plan.direct
     assert direct is not None  # `_runs_direct`
     execution = plan.shared
+    execution.analyses_parent = parent
     plan.running = True
     for pass_ in direct:
         pass_.execution_state = execution
     ok = True
     try:
         for op in ops:
-            am = analyses(op)
             execution.op = op
-            execution.analysis_manager = am
+            execution.analyses = am
             execution.failed = False
             try:
                 for pass_ in direct:
@@ -499,15 +528,20 @@ def _run_direct(
                     if (
                         execution.preserved is not ALL_PRESERVED  # pyright: ignore[reportUnnecessaryComparison]
                         or execution.failed
-                    ) and not _after_body(pass_, op, am, state, False, execution):
+                    ) and not _after_body(
+                        pass_, op, execution.analysis_manager, state, False, execution
+                    ):
                         ok = False
                         break
             finally:
-                am.clear()
+                made = execution.analyses
+                if made is not None:
+                    made.clear()
         return ok
     finally:
         for pass_ in direct:
             pass_.execution_state = None
+        execution.analyses = execution.analyses_parent = None
         plan.running = False
 
 
