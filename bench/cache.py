@@ -9,6 +9,13 @@ canonicalize,cse))`, in rounds that run each command once:
   line    with --cache after a line was added in that function instead (every
           function below it moves down a line)
   mlir    mlir-opt (C++, one thread) on the same file, if --mlir-opt PATH is given
+  edited-served, line-served
+          edited and line again (on a copy of the cache as cold left it),
+          relayed to a passflow-opt-server this script starts: the edit loop
+          with the per-user server (`PASSFLOW_SERVER=auto`, docs/guide.md)
+  floor   xDSL alone in a fresh interpreter on the edited function: imports,
+          parse, canonicalize, cse, print. No in-process run that must run one
+          function can take less; only a server's run can
   cold-before, warm-before
           cold and warm with another passflow's source (--before DIR: a
           directory holding its `passflow` package, e.g. made with
@@ -45,6 +52,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from parallel import make_input
+from startup import served
 
 PIPELINE = "builtin.module(func.func(canonicalize,cse))"
 TOOL = Path(sys.executable).parent / "passflow-opt"
@@ -99,7 +107,6 @@ def _bench(
     before: Path | None,
 ) -> int:
     text = make_input(functions)
-    source = work / "input.mlir"
     edited_text = text.replace(
         f"func.func @f{functions // 2}(%a: i32, %b: i32) -> i32 {{\n"
         f"  %c = arith.constant {functions // 2 % 7} : i32",
@@ -110,14 +117,76 @@ def _bench(
     header = f"func.func @f{functions // 2}(%a: i32, %b: i32) -> i32 {{\n"
     line_text = text.replace(header, header + "  %added = arith.constant 7 : i32\n")
     assert line_text != text
-    passflow = [str(TOOL), str(source), "-p", PIPELINE]
-    times: dict[str, list[float]] = {}
-    cpu_times: dict[str, list[float]] = {}
-    outputs: dict[str, Path] = {}
+    function = work / "function.mlir"
+    function.write_text(_function(edited_text, functions // 2))
+    bench = _Bench(work, work / "input.mlir")
     other = None if before is None else {"PYTHONPATH": str(before)}
-    for round_ in range(rounds):
-        cache = work / f"cache{round_}"
-        old_cache = work / f"old-cache{round_}"
+    with served() as server:
+        for round_ in range(rounds):
+            bench.round(
+                round_,
+                (text, edited_text, line_text),
+                function,
+                mlir_opt,
+                other,
+                server,
+            )
+    return bench.report(functions, rounds)
+
+
+def _function(text: str, index: int) -> str:
+    """Function `@f{index}` of generated `text`, alone."""
+    start = text.index(f"func.func @f{index}(")
+    end = text.index("\n}\n", start) + 3
+    return text[start:end]
+
+
+FLOOR = """
+import sys
+from xdsl.context import Context
+from xdsl.dialects import arith, builtin, func
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.transforms.canonicalize import CanonicalizePass
+from xdsl.transforms.common_subexpression_elimination import (
+    CommonSubexpressionElimination,
+)
+ctx = Context()
+for dialect in (builtin.Builtin, func.Func, arith.Arith):
+    ctx.load_dialect(dialect)
+with open(sys.argv[1]) as source:
+    module = Parser(ctx, source.read()).parse_module()
+CanonicalizePass().apply(ctx, module)
+CommonSubexpressionElimination().apply(ctx, module)
+Printer(stream=sys.stdout).print_op(module)
+"""
+"""xDSL alone on one function, in a fresh interpreter: the `floor` row."""
+
+
+class _Bench:
+    """The rounds' commands, outputs and times."""
+
+    def __init__(self, work: Path, source: Path) -> None:
+        self.work, self.source = work, source
+        self.outputs: dict[str, Path] = {}
+        self.times: dict[str, list[float]] = {}
+        self.cpu_times: dict[str, list[float]] = {}
+
+    def round(
+        self,
+        round_: int,
+        texts: tuple[str, str, str],
+        function: Path,
+        mlir_opt: str | None,
+        other: dict[str, str] | None,
+        server: dict[str, str],
+    ) -> None:
+        """Each command once, in the order of the table."""
+        text, edited_text, line_text = texts
+        passflow = [str(TOOL), str(self.source), "-p", PIPELINE]
+        cache = self.work / f"cache{round_}"
+        old_cache = self.work / f"old-cache{round_}"
+        served_cache = self.work / f"served-cache{round_}"
         plan: list[tuple[str, str, list[str], dict[str, str] | None]] = [
             ("plain", text, passflow, None),
             ("cold", text, [*passflow, f"--cache={cache}"], None),
@@ -126,6 +195,14 @@ def _bench(
             ("plain-edited", edited_text, passflow, None),
             ("line", line_text, [*passflow, f"--cache={cache}"], None),
             ("plain-line", line_text, passflow, None),
+            (
+                "edited-served",
+                edited_text,
+                [*passflow, f"--cache={served_cache}"],
+                server,
+            ),
+            ("line-served", line_text, [*passflow, f"--cache={served_cache}"], server),
+            ("floor", edited_text, [sys.executable, "-c", FLOOR, str(function)], None),
         ]
         if other is not None:
             plan[3:3] = [
@@ -133,49 +210,64 @@ def _bench(
                 ("warm-before", text, [*passflow, f"--cache={old_cache}"], other),
             ]
         if mlir_opt is not None:
-            command = [mlir_opt, str(source), f"--pass-pipeline={PIPELINE}"]
+            command = [mlir_opt, str(self.source), f"--pass-pipeline={PIPELINE}"]
             plan.insert(3, ("mlir", text, command, None))
         for name, content, command, env in plan:
-            source.write_text(content)
-            outputs[name] = work / f"{name}.out"
-            wall, cpu = timed(command, outputs[name], env)
-            times.setdefault(name, []).append(wall)
-            cpu_times.setdefault(name, []).append(cpu)
-        shutil.rmtree(cache)
-        shutil.rmtree(old_cache, ignore_errors=True)
-    same = outputs["plain"].read_text()
-    for name in ("cold", "warm", "cold-before", "warm-before"):
-        if name in outputs and outputs[name].read_text() != same:
-            print(f"{name}: output differs from the plain run", file=sys.stderr)
-            return 1
-    for name in ("edited", "line"):
-        if outputs[name].read_text() != outputs[f"plain-{name}"].read_text():
-            print(f"{name}: output differs from the plain run", file=sys.stderr)
-            return 1
-    median = {name: statistics.median(values) for name, values in times.items()}
-    cpu = {name: statistics.median(values) for name, values in cpu_times.items()}
-    print(f"{functions} functions, {PIPELINE}, median of {rounds} rounds (s):")
-    print(f"  {'':<13} {'wall':>7} {'cpu':>7}")
-    for name, seconds in median.items():
-        print(f"  {name:<13} {seconds:7.3f} {cpu[name]:7.3f}")
-    targets: list[tuple[str, str, float | None]] = [
-        ("warm", "cold", 0.15),
-        ("edited", "cold", 0.08),
-        ("line", "cold", 0.10),
-        ("cold", "plain", 1.05),
-        ("warm", "mlir", 1.0),
-        ("warm", "warm-before", None),
-    ]
-    print("ratios, wall and cpu (targets in brackets):")
-    for top, bottom, target in targets:
-        if bottom not in median:
-            continue
-        bracket = f"  [<= {target}]" if target is not None else ""
-        print(
-            f"  {top} / {bottom:<12} {median[top] / median[bottom]:6.3f} "
-            f"{cpu[top] / cpu[bottom]:6.3f}{bracket}"
-        )
-    return 0
+            self.source.write_text(content)
+            self.outputs[name] = self.work / f"{name}.out"
+            wall, cpu = timed(command, self.outputs[name], env)
+            self.times.setdefault(name, []).append(wall)
+            self.cpu_times.setdefault(name, []).append(cpu)
+            if name == "cold":  # the served runs start from the cold run's cache
+                shutil.copytree(cache, served_cache)
+        for directory in (cache, old_cache, served_cache):
+            shutil.rmtree(directory, ignore_errors=True)
+
+    def report(self, functions: int, rounds: int) -> int:
+        """Check the outputs, print the table and the ratios: the exit status."""
+        outputs = self.outputs
+        same = outputs["plain"].read_text()
+        for name in ("cold", "warm", "cold-before", "warm-before"):
+            if name in outputs and outputs[name].read_text() != same:
+                print(f"{name}: output differs from the plain run", file=sys.stderr)
+                return 1
+        for name, plain in (
+            ("edited", "plain-edited"),
+            ("line", "plain-line"),
+            ("edited-served", "plain-edited"),
+            ("line-served", "plain-line"),
+        ):
+            if outputs[name].read_text() != outputs[plain].read_text():
+                print(f"{name}: output differs from the plain run", file=sys.stderr)
+                return 1
+        median = {name: statistics.median(v) for name, v in self.times.items()}
+        cpu = {name: statistics.median(v) for name, v in self.cpu_times.items()}
+        print(f"{functions} functions, {PIPELINE}, median of {rounds} rounds (s):")
+        print(f"  {'':<13} {'wall':>7} {'cpu':>7}")
+        for name, seconds in median.items():
+            print(f"  {name:<13} {seconds:7.3f} {cpu[name]:7.3f}")
+        print("  (a served run's CPU is its client's: the server's fork does the work)")
+        targets: list[tuple[str, str, float | None]] = [
+            ("warm", "cold", 0.15),
+            ("edited", "cold", 0.08),
+            ("line", "cold", 0.10),
+            ("edited-served", "cold", 0.08),
+            ("line-served", "cold", 0.10),
+            ("floor", "cold", None),
+            ("cold", "plain", 1.05),
+            ("warm", "mlir", 1.0),
+            ("warm", "warm-before", None),
+        ]
+        print("ratios, wall and cpu (targets in brackets):")
+        for top, bottom, target in targets:
+            if bottom not in median:
+                continue
+            bracket = f"  [<= {target}]" if target is not None else ""
+            print(
+                f"  {top + ' / ' + bottom:<22} {median[top] / median[bottom]:6.3f} "
+                f"{cpu[top] / cpu[bottom]:6.3f}{bracket}"
+            )
+        return 0
 
 
 if __name__ == "__main__":

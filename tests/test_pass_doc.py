@@ -154,3 +154,18 @@ def test_list_passes_imports_no_xdsl_pass_module() -> None:
     loaded = ast.literal_eval(done.stderr)
     assert [name for name in loaded if "lower_affine" in name] == []
     assert len(loaded) < 10, loaded
+
+
+@pytest.mark.parametrize("width", [60, 140])
+def test_the_usage_follows_the_terminal_width(width: int) -> None:
+    # The flags are declared at a fixed width (no terminal asked, `FlagParser`);
+    # help itself is formatted at the terminal's.
+    out = _fresh(
+        "import sys\nfrom passflow.tools import opt\nsys.exit(opt.main(['--help']))",
+        COLUMNS=str(width),
+    )
+    usage = out.split("\n\n")[0].splitlines()
+    assert usage[0].startswith("usage: passflow-opt ")
+    # argparse fills each usage line up to the width (one flag and its value
+    # never split).
+    assert width - 40 < len(usage[0]) <= width

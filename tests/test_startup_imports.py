@@ -158,6 +158,8 @@ def test_declaring_the_flags_loads_no_ir() -> None:
     )
     heavy = ("xdsl.ir", "passflow.ir", "passflow.pass_manager", "passflow.registry")
     assert unwanted(modules, heavy) == []
+    # argparse asks the terminal's width (loading shutil) for help text only.
+    assert "shutil" not in modules
 
 
 def test_the_client_of_a_server_loads_no_ir() -> None:

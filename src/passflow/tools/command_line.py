@@ -196,7 +196,10 @@ class FlagParser(argparse.ArgumentParser):
 
     def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("allow_abbrev", False)
+        kwargs.setdefault("formatter_class", self._formatter)
         kwargs["exit_on_error"] = False
+        self.formatting = False
+        """Whether help or usage is being formatted (`_formatter`)."""
         super().__init__(**kwargs)
         self.booleans: dict[str, str] = {}
         """Option string (`--mlir-timing`) to its destination."""
@@ -211,6 +214,29 @@ class FlagParser(argparse.ArgumentParser):
         number, an enum value, or a `type=` of the caller's)."""
         self.positionals: list[tuple[str, bool]] = []
         """Each positional argument's destination, and whether it is required."""
+
+    def _formatter(self, prog: str) -> argparse.HelpFormatter:
+        """argparse's formatter at the terminal's width for help and usage; at
+        a fixed one for the check argparse makes of every flag declared, which
+        prints nothing: asking the terminal loads `shutil` (and its
+        compression modules) on every run, a few milliseconds of start-up."""
+        if self.formatting:
+            return argparse.HelpFormatter(prog)
+        return argparse.HelpFormatter(prog, width=80)
+
+    def format_help(self) -> str:
+        self.formatting = True
+        try:
+            return super().format_help()
+        finally:
+            self.formatting = False
+
+    def format_usage(self) -> str:
+        self.formatting = True
+        try:
+            return super().format_usage()
+        finally:
+            self.formatting = False
 
     def add_flag(self, *names: str, help: str, default: bool = False) -> None:
         """A boolean flag: `--name` sets it, `--name=false` clears it."""
