@@ -5,9 +5,10 @@ passflow: a `PassManager` with `func.func(no-op x 50)` (verifier off, serial,
 no instrumentation), each pass calling one no-op body on its function. xDSL:
 a `PassPipeline` of 50 `ModulePass`es, each walking the module's functions and
 calling the same body on each: what an xDSL user writes for a function pass.
-Both run on the same parsed module in the same process, alternating round by
-round; the figure is the median per pass visit (one pass on one function),
-and the ratio passflow / xDSL. Run:
+Both run on the same parsed module in the same process, with the bare loop
+(below), each once a round, in an order rotated from round to round (each
+side follows each other side equally often); the figure is the median per
+pass visit (one pass on one function), and the ratio passflow / xDSL. Run:
 
     .venv/bin/python bench/pass_overhead.py [--functions N] [--passes N] [--rounds N]
 

@@ -420,11 +420,7 @@ def run_children(work: ChildWork, state: RunState) -> bool:
             position += 1
             continue
         end = count if uniform else _same_plan_end(items, position)
-        children = (
-            [item[1] for item in items]
-            if end == count and position == 0
-            else [item[1] for item in items[position:end]]
-        )
+        children = [item[1] for item in items[position:end]]
         if not _run_direct(plan, children, state, parent=parent):
             ok = False
         position = end
