@@ -24,7 +24,8 @@ canonicalize,cse))`, in rounds that run each command once:
 
 It prints the median of each over the rounds, wall time and CPU time (user
 and system, of the command and the processes it waited for), the targets'
-ratios (warm/cold, warm/mlir-opt, edited/cold, line/cold, cold/plain) by both,
+ratios (warm/cold, warm/mlir-opt, edited/cold and line/cold in the run's own
+process and served, floor/cold, cold/plain) by both,
 the load average before and after (on a shared machine the ratios are what
 count, and CPU time is the steadier figure) and checks every output against
 the plain run's. The commands run with Python's bytecode cache on, as an
