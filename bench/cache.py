@@ -27,7 +27,7 @@ and system, of the command and the processes it waited for), the targets'
 ratios (warm/cold, warm/mlir-opt, edited/cold and line/cold in the run's own
 process and served, floor/cold, cold/plain) by both,
 the load average before and after (on a shared machine the ratios are what
-count, and CPU time is the steadier figure) and checks every output against
+count, and CPU time is the steadier figure) and checks every passflow-opt output against
 the plain run's. The commands run with Python's bytecode cache on, as an
 installed passflow does (`PYTHONDONTWRITEBYTECODE` is dropped from their
 environment: compiling every module on every run is not a user's start-up).
