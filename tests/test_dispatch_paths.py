@@ -468,3 +468,54 @@ def test_unregistered_ops_of_other_names_are_not_taken_for_the_anchor(
     assert [str(d) for d in raised.value.diagnostics] == [
         f"input.mlir:{line}:1: error: {message}" for line in (2, 4)
     ]
+
+
+class FailsThenKeeps(OperationPass):
+    """On `f1`: computes `Counted` and declares everything preserved before and
+    after signalling a failure. Logs whether it starts each function unfailed."""
+
+    argument = "fails-then-keeps"
+    op_name = "func.func"
+
+    def __init__(self, log: list[str]) -> None:
+        super().__init__()
+        self.log = log
+
+    def run_on_operation(self) -> None:
+        name = ir.symbol_name(self.get_operation())
+        self.log.append(f"{name} failed={self.failed}")
+        if name == "f1":
+            self.get_analysis(Counted)
+            self.mark_all_analyses_preserved()
+            self.signal_pass_failure()
+            self.mark_all_analyses_preserved()
+            assert self.failed
+        else:
+            self.mark_all_analyses_preserved()
+
+
+@pytest.mark.parametrize("path", ["direct", "instrumented"])
+def test_a_failure_is_seen_whatever_the_pass_declares_after_it(
+    parse: Parse, path: str
+) -> None:
+    # The direct loop reads one field after each visit: a failure signalled
+    # before `mark_all_analyses_preserved` must still stop that function's
+    # pipeline, leave the others running, and leave the pass its own state.
+    log: list[str] = []
+    pm = PassManager()
+    if path == "instrumented":
+        pm.add_instrumentation(Observe())
+    nested = pm.nest("func.func")
+    failing = FailsThenKeeps(log)
+    nested.add(failing)
+    nested.add(Log(log))
+    module = parse(TEXT)
+    with pytest.raises(PassPipelineError):
+        pm.run(module)
+    expected: list[str] = []
+    for i in range(FUNCTIONS):
+        expected.append(f"f{i} failed=False")
+        if i != 1:
+            expected.append(f"log f{i}")
+    assert log == expected
+    assert failing.execution_state is None

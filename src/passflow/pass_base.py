@@ -323,11 +323,20 @@ class Pass:
         preserved.preserve(*analyses)
 
     def signal_pass_failure(self) -> None:
-        """Fail this pass on the current op; the pipeline stops after its siblings."""
+        """Fail this pass on the current op; the pipeline stops after its siblings.
+
+        The run loop learns of it from the one field it reads after every visit
+        (`preserved`, set to None here), so the pass goes on with a copy of its
+        state: what it declares preserved from now on goes to the copy, which
+        the runner reads back after the body, as MLIR keeps a failed pass's
+        preserved analyses."""
         execution = self.execution_state
         if execution is None:
             raise self._not_running()
-        execution.failed = True
+        held = copy.copy(execution)
+        held.failed = execution.failed = True
+        execution.preserved = None
+        self.execution_state = held
 
     @property
     def failed(self) -> bool:

@@ -321,9 +321,20 @@ def run_pass(
                     functools.partial(_run_body, pass_, execution, state, is_adaptor),
                     PassExecutionAction(pass_, op, is_adaptor),
                 )
+        _take_back_state(pass_, execution)
         return _after_body(pass_, op, am, state, is_adaptor, execution)
     finally:
         pass_.execution_state = outer
+
+
+def _take_back_state(pass_: Pass, execution: PassExecutionState) -> None:
+    """Give `pass_` back `execution`, the state it ran with, after its body:
+    a pass that signalled a failure holds a copy (`Pass.signal_pass_failure`),
+    whose `preserved` is what it declared and goes back too."""
+    held = pass_.execution_state
+    if held is not execution and held is not None:
+        execution.preserved = held.preserved
+        pass_.execution_state = execution
 
 
 def _after_body(
@@ -520,15 +531,31 @@ def _run_direct(
                     except Exception as err:
                         state.crash(pass_, op, err)
                         execution.failed = True
-                    # The pass set `preserved`; pyright sees only the None above.
-                    if (
-                        execution.preserved is not ALL_PRESERVED  # pyright: ignore[reportUnnecessaryComparison]
-                        or execution.failed
-                    ) and not _after_body(
-                        pass_, op, execution.analysis_manager, state, False, execution
-                    ):
+                        _take_back_state(pass_, execution)
+                        _after_body(
+                            pass_,
+                            op,
+                            execution.analysis_manager,
+                            state,
+                            False,
+                            execution,
+                        )
                         ok = False
                         break
+                    # The pass set `preserved` (None if it failed:
+                    # `Pass.signal_pass_failure`); pyright sees only the None above.
+                    if execution.preserved is not ALL_PRESERVED:  # pyright: ignore[reportUnnecessaryComparison]
+                        _take_back_state(pass_, execution)
+                        if not _after_body(
+                            pass_,
+                            op,
+                            execution.analysis_manager,
+                            state,
+                            False,
+                            execution,
+                        ):
+                            ok = False
+                            break
             finally:
                 made = execution.analyses
                 if made is not None:
