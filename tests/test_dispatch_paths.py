@@ -519,3 +519,103 @@ def test_a_failure_is_seen_whatever_the_pass_declares_after_it(
             expected.append(f"log f{i}")
     assert log == expected
     assert failing.execution_state is None
+
+
+class Declares(OperationPass):
+    """On each function, one of: declares `Counted` and then everything
+    preserved (`"both"`), everything (`"all"`), or nothing while changing the
+    function (`"change"`) or breaking it (`"break"`: drops its terminator);
+    `plan` gives the choice for a function and this pass's visit of it."""
+
+    argument = "declares"
+    op_name = "func.func"
+
+    def __init__(self, plan: Callable[[str, int], str]) -> None:
+        super().__init__()
+        self.plan = plan
+        self.seen: dict[str, int] = {}
+
+    def run_on_operation(self) -> None:
+        op = self.get_operation()
+        name = ir.symbol_name(op) or ""
+        visit = self.seen[name] = self.seen.get(name, 0) + 1
+        choice = self.plan(name, visit)
+        if choice == "both":
+            self.mark_analyses_preserved(Counted)
+            self.mark_all_analyses_preserved()
+        elif choice == "all":
+            self.mark_all_analyses_preserved()
+        elif choice == "break":
+            block = op.regions[0].blocks[0]
+            last = block.last_op
+            assert last is not None
+            block.erase_op(last)
+        else:
+            op.attributes[f"changed{visit}"] = UnitAttr()
+
+
+def run_declarations(parse: Parse, path: str, passes: list[Pass | None]) -> list[str]:
+    """The log of the `FindsCached` passes (each None in `passes`) in a
+    `func.func` pipeline of `Computes` then `passes`."""
+    log: list[str] = []
+    pm = PassManager()
+    if path == "instrumented":
+        pm.add_instrumentation(Observe())
+    nested = pm.nest("func.func")
+    nested.add(Computes())
+    for pass_ in passes:
+        nested.add(FindsCached(log) if pass_ is None else pass_)
+    pm.run(parse(TEXT))
+    return log
+
+
+@pytest.mark.parametrize("path", ["direct", "instrumented"])
+def test_what_one_pass_declared_is_not_taken_for_the_next(
+    parse: Parse, path: str
+) -> None:
+    # A pass that declares some analyses and then everything leaves its
+    # declarations behind it; the next pass, declaring nothing, must not be
+    # taken to have preserved them.
+    first = Declares(lambda name, visit: "both")
+    second = Declares(lambda name, visit: "change")
+    log = run_declarations(parse, path, [first, None, second, None])
+    assert log == [f"f{i} {found}" for i in range(FUNCTIONS) for found in (True, False)]
+
+
+def breaks_unverified(parse: Parse, path: str, passes: list[Pass]) -> list[str]:
+    """The diagnostics of a verified `func.func` pipeline of `passes`."""
+    seen: list[str] = []
+    pm = PassManager()
+    pm.add_diagnostic_handler(lambda d: seen.append(str(d)))
+    if path == "instrumented":
+        pm.add_instrumentation(Observe())
+    nested = pm.nest("func.func")
+    for pass_ in passes:
+        nested.add(pass_)
+    with pytest.raises(PassPipelineError):
+        pm.run(parse(TEXT))
+    return seen
+
+
+BROKEN = "input.mlir:{}:1: error: empty block: expect at least a terminator"
+
+
+@pytest.mark.parametrize("path", ["direct", "instrumented"])
+def test_what_a_pass_declared_on_one_function_is_not_taken_for_the_next(
+    parse: Parse, path: str
+) -> None:
+    # The direct loop tells visits apart by the pass: what the pass declared
+    # on f0 must not count for its visit of f1, where it breaks the function
+    # and the verifier must see it.
+    keeps_f0 = Declares(lambda name, visit: "all" if name == "f0" else "break")
+    seen = breaks_unverified(parse, path, [keeps_f0])
+    assert seen == [BROKEN.format(1 + 3 * i) for i in range(1, FUNCTIONS)]
+
+
+@pytest.mark.parametrize("path", ["direct", "instrumented"])
+def test_a_pass_twice_in_one_pipeline(parse: Parse, path: str) -> None:
+    # Its two visits of a function could not be told apart by the pass: such
+    # a pipeline takes the full path, and the second visit is verified.
+    twice = Declares(lambda name, visit: "all" if visit % 2 else "break")
+    seen = breaks_unverified(parse, path, [twice, twice])
+    assert seen == [BROKEN.format(1 + 3 * i) for i in range(FUNCTIONS)]

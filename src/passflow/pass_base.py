@@ -137,8 +137,28 @@ class PassExecutionState:
     run: PassRun
     failed: bool = False
     preserved: PreservedAnalyses | None = None
+    """The analyses `preserved_by` declared preserved (`mark_analyses_preserved`)."""
     analyses_parent: AnalysisManager | None = None
     """The manager `analysis_manager` nests the op's in when `analyses` is None."""
+    all_preserved_by: object = None
+    """The pass that declared everything preserved on this visit
+    (`mark_all_analyses_preserved`). A pass, not a flag: a pass sharing the
+    state with the passes before it on the op needs no reset before its visit,
+    as the run loop compares this with the pass it ran."""
+    preserved_by: object = None
+    """The pass whose declarations `preserved` holds."""
+
+    def preserved_of(self, pass_: object) -> PreservedAnalyses | None:
+        """What `pass_` declared preserved on this visit: everything, some
+        analyses, or nothing (None)."""
+        if self.all_preserved_by is pass_:
+            return ALL_PRESERVED
+        return self.preserved if self.preserved_by is pass_ else None
+
+    def forget_preserved(self) -> None:
+        """Clear what any pass declared preserved: before a visit of a pass
+        that may have declared something on an earlier op."""
+        self.preserved = self.all_preserved_by = self.preserved_by = None
 
     @property
     def analysis_manager(self) -> AnalysisManager:
@@ -309,33 +329,34 @@ class Pass:
     def mark_all_analyses_preserved(self) -> None:
         """Declare the op unchanged: keeps every analysis and skips verification."""
         try:  # as in get_operation: None (not running) is the AttributeError
-            self.execution_state.preserved = ALL_PRESERVED  # pyright: ignore[reportOptionalMemberAccess]
+            self.execution_state.all_preserved_by = self  # pyright: ignore[reportOptionalMemberAccess]
         except AttributeError:
             raise self._not_running() from None
 
     def mark_analyses_preserved(self, *analyses: type) -> None:
         execution = self._execution()
-        preserved = execution.preserved
-        if preserved is ALL_PRESERVED:
+        if execution.all_preserved_by is self:
             return
-        if preserved is None:
+        preserved = execution.preserved
+        if preserved is None or execution.preserved_by is not self:
             preserved = execution.preserved = PreservedAnalyses()
+            execution.preserved_by = self
         preserved.preserve(*analyses)
 
     def signal_pass_failure(self) -> None:
         """Fail this pass on the current op; the pipeline stops after its siblings.
 
         The run loop learns of it from the one field it reads after every visit
-        (`preserved`, set to None here), so the pass goes on with a copy of its
-        state: what it declares preserved from now on goes to the copy, which
-        the runner reads back after the body, as MLIR keeps a failed pass's
-        preserved analyses."""
+        (`all_preserved_by`, cleared here), so the pass goes on with a copy of
+        its state: what it declares preserved from now on goes to the copy,
+        which the runner reads back after the body, as MLIR keeps a failed
+        pass's preserved analyses."""
         execution = self.execution_state
         if execution is None:
             raise self._not_running()
         held = copy.copy(execution)
         held.failed = execution.failed = True
-        execution.preserved = None
+        execution.all_preserved_by = None
         self.execution_state = held
 
     @property

@@ -146,6 +146,8 @@ class RunState:
             if hooked
             or errors is not None
             or any(adaptor or checks for _, adaptor, checks in flags)
+            # A pass twice in one pipeline: its visits could not be told apart.
+            or len({id(p) for p in passes}) != len(passes)
             else tuple(passes)
         )
         steps = tuple(
@@ -304,7 +306,7 @@ def run_pass(
         execution.op = op
         execution.analyses = am
         execution.failed = False
-        execution.preserved = None
+        execution.forget_preserved()
     pass_.execution_state = execution
     instrumentor = state.instrumentor
     try:
@@ -334,6 +336,8 @@ def _take_back_state(pass_: Pass, execution: PassExecutionState) -> None:
     held = pass_.execution_state
     if held is not execution and held is not None:
         execution.preserved = held.preserved
+        execution.preserved_by = held.preserved_by
+        execution.all_preserved_by = held.all_preserved_by
         pass_.execution_state = execution
 
 
@@ -348,7 +352,7 @@ def _after_body(
     """What follows a pass's body in `run_pass`: analyses it did not preserve
     dropped, the op verified, the after-hook, the pass error; whether it
     succeeded."""
-    preserved = execution.preserved
+    preserved = execution.preserved_of(pass_)
     if preserved is None or (
         preserved is not ALL_PRESERVED and not preserved.is_all()
     ):  # the pass may have changed the op
@@ -521,9 +525,12 @@ def _run_direct(
             execution.op = op
             execution.analyses = am
             execution.failed = False
+            # Once an op: each pass's visit is told apart by the pass itself
+            # (`PassExecutionState.all_preserved_by`; the plan's passes are
+            # distinct objects).
+            execution.forget_preserved()
             try:
                 for pass_ in direct:
-                    execution.preserved = None
                     try:
                         pass_.run_on_operation()
                     except InstrumentationError:
@@ -542,9 +549,9 @@ def _run_direct(
                         )
                         ok = False
                         break
-                    # The pass set `preserved` (None if it failed:
-                    # `Pass.signal_pass_failure`); pyright sees only the None above.
-                    if execution.preserved is not ALL_PRESERVED:  # pyright: ignore[reportUnnecessaryComparison]
+                    # Not the pass (or a failure: `Pass.signal_pass_failure`
+                    # clears it): the after-work.
+                    if execution.all_preserved_by is not pass_:
                         _take_back_state(pass_, execution)
                         if not _after_body(
                             pass_,
