@@ -525,10 +525,10 @@ def _run_direct(
             execution.op = op
             execution.analyses = am
             execution.failed = False
-            # Once an op: each pass's visit is told apart by the pass itself
-            # (`PassExecutionState.all_preserved_by`; the plan's passes are
-            # distinct objects).
-            execution.forget_preserved()
+            # Once an op (`PassExecutionState.forget_preserved`, inlined): each
+            # pass's visit is told apart by the pass itself (the plan's passes
+            # are distinct objects).
+            execution.all_preserved_by = execution.preserved_by = None
             try:
                 for pass_ in direct:
                     try:
@@ -550,8 +550,9 @@ def _run_direct(
                         ok = False
                         break
                     # Not the pass (or a failure: `Pass.signal_pass_failure`
-                    # clears it): the after-work.
-                    if execution.all_preserved_by is not pass_:
+                    # clears it): the after-work. The pass set it; pyright sees
+                    # only the None above.
+                    if execution.all_preserved_by is not pass_:  # pyright: ignore[reportUnnecessaryComparison]
                         _take_back_state(pass_, execution)
                         if not _after_body(
                             pass_,
