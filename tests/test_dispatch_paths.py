@@ -425,6 +425,18 @@ class FindsCached(OperationPass):
         self.mark_all_analyses_preserved()
 
 
+def function_pipeline(path: str, passes: list[Pass]) -> PassManager:
+    """A pass manager running `passes` on each function: through the direct
+    loop, or the full path (`"instrumented"`: a hook that observes nothing)."""
+    pm = PassManager()
+    if path == "instrumented":
+        pm.add_instrumentation(Observe())
+    nested = pm.nest("func.func")
+    for pass_ in passes:
+        nested.add(pass_)
+    return pm
+
+
 @pytest.mark.parametrize("path", ["direct", "instrumented"])
 def test_each_function_has_its_own_analyses_and_drops_them_after(
     parse: Parse, path: str
@@ -433,13 +445,7 @@ def test_each_function_has_its_own_analyses_and_drops_them_after(
     # asks: it must be that function's, keep what one pass computed for the
     # next, and be gone before the next function.
     log: list[str] = []
-    pm = PassManager()
-    if path == "instrumented":
-        pm.add_instrumentation(Observe())
-    nested = pm.nest("func.func")
-    nested.add(FindsCached(log))
-    nested.add(Computes())
-    nested.add(FindsCached(log))
+    pm = function_pipeline(path, [FindsCached(log), Computes(), FindsCached(log)])
     Counted.made = 0
     pm.run(parse(TEXT))
     assert Counted.made == FUNCTIONS
@@ -502,13 +508,8 @@ def test_a_failure_is_seen_whatever_the_pass_declares_after_it(
     # before `mark_all_analyses_preserved` must still stop that function's
     # pipeline, leave the others running, and leave the pass its own state.
     log: list[str] = []
-    pm = PassManager()
-    if path == "instrumented":
-        pm.add_instrumentation(Observe())
-    nested = pm.nest("func.func")
     failing = FailsThenKeeps(log)
-    nested.add(failing)
-    nested.add(Log(log))
+    pm = function_pipeline(path, [failing, Log(log)])
     module = parse(TEXT)
     with pytest.raises(PassPipelineError):
         pm.run(module)
@@ -558,14 +559,8 @@ def run_declarations(parse: Parse, path: str, passes: list[Pass | None]) -> list
     """The log of the `FindsCached` passes (each None in `passes`) in a
     `func.func` pipeline of `Computes` then `passes`."""
     log: list[str] = []
-    pm = PassManager()
-    if path == "instrumented":
-        pm.add_instrumentation(Observe())
-    nested = pm.nest("func.func")
-    nested.add(Computes())
-    for pass_ in passes:
-        nested.add(FindsCached(log) if pass_ is None else pass_)
-    pm.run(parse(TEXT))
+    pipeline = [FindsCached(log) if p is None else p for p in passes]
+    function_pipeline(path, [Computes(), *pipeline]).run(parse(TEXT))
     return log
 
 
@@ -585,13 +580,8 @@ def test_what_one_pass_declared_is_not_taken_for_the_next(
 def breaks_unverified(parse: Parse, path: str, passes: list[Pass]) -> list[str]:
     """The diagnostics of a verified `func.func` pipeline of `passes`."""
     seen: list[str] = []
-    pm = PassManager()
+    pm = function_pipeline(path, passes)
     pm.add_diagnostic_handler(lambda d: seen.append(str(d)))
-    if path == "instrumented":
-        pm.add_instrumentation(Observe())
-    nested = pm.nest("func.func")
-    for pass_ in passes:
-        nested.add(pass_)
     with pytest.raises(PassPipelineError):
         pm.run(parse(TEXT))
     return seen

@@ -538,32 +538,17 @@ def _run_direct(
                     except Exception as err:
                         state.crash(pass_, op, err)
                         execution.failed = True
-                        _take_back_state(pass_, execution)
-                        _after_body(
-                            pass_,
-                            op,
-                            execution.analysis_manager,
-                            state,
-                            False,
-                            execution,
-                        )
+                        _after_visit(pass_, op, state, execution)
                         ok = False
                         break
                     # Not the pass (or a failure: `Pass.signal_pass_failure`
                     # clears it): the after-work. The pass set it; pyright sees
                     # only the None above.
-                    if execution.all_preserved_by is not pass_:  # pyright: ignore[reportUnnecessaryComparison]
-                        _take_back_state(pass_, execution)
-                        if not _after_body(
-                            pass_,
-                            op,
-                            execution.analysis_manager,
-                            state,
-                            False,
-                            execution,
-                        ):
-                            ok = False
-                            break
+                    if execution.all_preserved_by is not pass_ and not _after_visit(  # pyright: ignore[reportUnnecessaryComparison]
+                        pass_, op, state, execution
+                    ):
+                        ok = False
+                        break
             finally:
                 made = execution.analyses
                 if made is not None:
@@ -574,6 +559,15 @@ def _run_direct(
             pass_.execution_state = None
         execution.analyses = execution.analyses_parent = None
         plan.running = False
+
+
+def _after_visit(
+    pass_: Pass, op: Operation, state: RunState, execution: PassExecutionState
+) -> bool:
+    """`run_pass`'s after-work for a visit of `_run_direct`'s: whether the
+    pass succeeded."""
+    _take_back_state(pass_, execution)
+    return _after_body(pass_, op, execution.analysis_manager, state, False, execution)
 
 
 def run_adaptor(adaptor: Pass, execution: PassExecutionState, state: RunState) -> None:

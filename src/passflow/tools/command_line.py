@@ -22,8 +22,9 @@ those lines is, as in llvm::cl, that of the last command line parsed.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Generator, Iterable, Sequence
 from typing import Any, NoReturn
 
 from passflow.diagnostics import PassflowError
@@ -224,19 +225,22 @@ class FlagParser(argparse.ArgumentParser):
             return argparse.HelpFormatter(prog)
         return argparse.HelpFormatter(prog, width=80)
 
-    def format_help(self) -> str:
+    @contextlib.contextmanager
+    def _printing(self) -> Generator[None]:
+        """Formatting help or usage: at the terminal's width (`_formatter`)."""
         self.formatting = True
         try:
-            return super().format_help()
+            yield
         finally:
             self.formatting = False
 
+    def format_help(self) -> str:
+        with self._printing():
+            return super().format_help()
+
     def format_usage(self) -> str:
-        self.formatting = True
-        try:
+        with self._printing():
             return super().format_usage()
-        finally:
-            self.formatting = False
 
     def add_flag(self, *names: str, help: str, default: bool = False) -> None:
         """A boolean flag: `--name` sets it, `--name=false` clears it."""
