@@ -10,6 +10,7 @@ read-only machine writes nothing; a remote that is down costs one note."""
 
 from __future__ import annotations
 
+import hashlib
 import http.server
 import os
 import socket
@@ -25,10 +26,12 @@ from test_cache import tool
 from test_sliced import module
 
 from passflow.cache.remote import (
+    PACK_MIN,
     HttpStore,
     RedisStore,
     RemoteError,
     RemoteTier,
+    packs_of,
     read_key_file,
 )
 
@@ -298,6 +301,18 @@ def test_a_remote_that_answers_garbage_or_nothing_is_never_printed(
     assert err.startswith(f"passflow-opt: note: the remote cache '{url}' failed (")
 
 
+def _gets(log: Path, count: int) -> list[str]:
+    """The `GET`s nginx logged in `log`, once `count` are (it logs a request
+    as it ends, maybe after the client has its answer)."""
+    lines: list[str] = []
+    for _ in range(100):
+        lines = [line for line in log.read_text().splitlines() if '"GET ' in line]
+        if len(lines) >= count:
+            break
+        time.sleep(0.05)
+    return lines
+
+
 def test_an_http_lookup_is_one_get_of_the_record_and_its_entry(
     http_url: str, tmp_path: Path
 ) -> None:
@@ -313,15 +328,7 @@ def test_an_http_lookup_is_one_get_of_the_record_and_its_entry(
     log = tmp_path / "nginx" / "access.log"
 
     def gets(count: int) -> list[str]:
-        """Where the `GET`s nginx logged went, once `count` are logged (it
-        logs a request as it ends, maybe after the client has its answer)."""
-        lines: list[str] = []
-        for _ in range(100):
-            lines = [line for line in log.read_text().splitlines() if '"GET ' in line]
-            if len(lines) >= count:
-                break
-            time.sleep(0.05)
-        return sorted(line.split('"')[1].split("/")[2] for line in lines)
+        return sorted(line.split('"')[1].split("/")[2] for line in _gets(log, count))
 
     reader = HttpStore(http_url)
     tier = RemoteTier(lambda: reader, secret, url=http_url)
@@ -333,3 +340,92 @@ def test_an_http_lookup_is_one_get_of_the_record_and_its_entry(
     assert gets(9) == ["ac"] * 6 + ["cas"] * 3
     writer.close()
     reader.close()
+
+
+def _key(index: int) -> str:
+    return hashlib.sha256(str(index).encode()).hexdigest()
+
+
+def test_packs_are_cut_by_content_so_an_edit_changes_only_its_own() -> None:
+    run = [_key(i) for i in range(1000)]
+    packs = packs_of(run)
+    assert [key for pack in packs for key in pack] == run  # each key once, in order
+    assert 15 < len(packs) < 70 and max(map(len, packs)) <= 128
+    edited = [*run[:500], _key(-1), *run[501:]]
+    changed = set(packs_of(edited)) - set(packs)
+    assert len(changed) <= 2  # the edited key's pack (and the next, at a cut)
+    assert any(_key(-1) in pack for pack in changed)
+    inserted = [*run[:500], _key(-2), *run[500:]]
+    assert len(set(packs_of(inserted)) - set(packs)) <= 2
+    assert packs_of(run[: PACK_MIN - 1]) == []  # few keys travel one by one
+    assert packs_of([*run[:100], *run[:100]]) == packs_of(run[:100])
+
+
+def test_a_second_machine_reads_a_large_module_in_packs(
+    http_url: str, tmp_path: Path, key_file: Path
+) -> None:
+    """A run of 200 functions, written by CI, is read back by a machine with
+    an empty cache in one `GET` a pack (not one a function: 8 or so); after CI ran an
+    edit of one function, which rewrites that function's pack whole from its
+    local cache, the same holds for the edited module."""
+    source = tmp_path / "input.mlir"
+    remote = (f"--cache-remote={http_url}", f"--cache-remote-key-file={key_file}")
+    log = tmp_path / "nginx" / "access.log"
+    for round_, special in enumerate(
+        ({}, {100: "  %edited = arith.constant 5 : i32\n"})
+    ):
+        source.write_text(module(200, special))
+        plain = tool([str(source), f"--pass-pipeline={PIPELINE}"])
+        assert _run(source, tmp_path / "ci", *remote) == plain  # CI writes
+        before = len(_gets(log, 0))
+        status, out, err = _run(
+            source, tmp_path / f"laptop{round_}", *remote,
+            "--cache-remote-read-only", "--cache-stats",
+        )  # fmt: skip
+        assert (status, out[: len(plain[1])], err) == plain
+        stats = out[len(plain[1]) :]
+        assert _hits(stats) == (200, 0)
+        packs = int(stats.split("entries read (")[1].split(" packs)")[0])
+        assert 3 <= packs <= 20
+        gets = len(_gets(log, before + packs)) - before
+        assert packs <= gets <= packs + 1  # the packs (and the printed shell)
+
+
+@pytest.mark.parametrize("backend", ["redis_url", "http_url"])
+def test_a_forged_or_moved_pack_is_never_read(
+    backend: str, request: pytest.FixtureRequest
+) -> None:
+    """A pack another key signed, a pack with an entry changed, and a pack
+    copied under another pack's name are refused, and what they hold is
+    then asked for one by one."""
+    url: str = request.getfixturevalue(backend)
+    secret = b"0123456789abcdef-the-team-key"
+    run = [_key(i) for i in range(300)]
+    entries = {key: f'{{"entry":"{key[:8]}"}}' for key in run}
+    make = RedisStore if backend == "redis_url" else HttpStore
+    store = make(url)
+    RemoteTier(lambda: store, b"another key, not the team's", url=url).publish(
+        {key: '{"entry":"evil"}' for key in run}, run
+    )
+    # Only the attacker's packs and entries are there: nothing is read.
+    tier = RemoteTier(lambda: store, secret, url=url)
+    assert tier.fetch(run, run) == {}
+    assert tier.refused == len(packs_of(run)) + len(run) and tier.packs == 0
+    RemoteTier(lambda: store, secret, url=url).publish(entries, run)
+    tier = RemoteTier(lambda: store, secret, url=url)
+    assert tier.fetch(run, run) == entries and tier.packs == len(packs_of(run))
+    first, second = packs_of(run)[:2]
+    first_name = hashlib.sha256(("pack:" + hashlib.sha256(
+        "\n".join(first).encode()).hexdigest()).encode()).hexdigest()  # fmt: skip
+    second_name = hashlib.sha256(("pack:" + hashlib.sha256(
+        "\n".join(second).encode()).hexdigest()).encode()).hexdigest()  # fmt: skip
+    value = store.get_many([first_name])[first_name]
+    store.put_many({second_name: value})  # the first pack, under the second's name
+    damaged = value.replace(b"entry", b"evil!", 1)
+    assert damaged != value
+    store.put_many({first_name: damaged})  # an entry changed, the record kept
+    tier = RemoteTier(lambda: store, secret, url=url)
+    assert tier.fetch(run, run) == entries  # read one by one instead
+    assert tier.refused == 2 and tier.packs == len(packs_of(run)) - 2
+    assert "2 remote cache entries refused" in tier.notes[0]
+    store.close()

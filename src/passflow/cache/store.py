@@ -383,7 +383,7 @@ class ResultCache:
         here = list(found)
         missing = [key for key in dict.fromkeys(keys) if key not in found]
         if missing and self.remote is not None:
-            found.update(self._from_remote(missing))
+            found.update(self._from_remote(missing, keys))
         hits = list(found)
         try:
             self._write(
@@ -398,11 +398,14 @@ class ResultCache:
             )
         return found
 
-    def _from_remote(self, keys: Sequence[str]) -> dict[str, CachedPiece]:
-        """What the remote tier holds of `keys`, decoded, and kept here too."""
+    def _from_remote(
+        self, keys: Sequence[str], run: Sequence[str]
+    ) -> dict[str, CachedPiece]:
+        """What the remote tier holds of `keys` (missing of the lookup of
+        `run`), decoded, and kept here too."""
         assert self.remote is not None
         found: dict[str, CachedPiece] = {}
-        for key, text in self.remote.fetch(keys).items():
+        for key, text in self.remote.fetch(keys, run).items():
             piece = _decode(text, _checksum(text))
             if piece is not None:
                 found[key] = piece
@@ -426,7 +429,7 @@ class ResultCache:
             found[key] = piece
         missing = [key for key in dict.fromkeys(keys) if key not in found]
         if missing and self.remote is not None:
-            found.update(self._from_remote(missing))
+            found.update(self._from_remote(missing, keys))
         self._peeked.update(found)
         if len(found) != len(set(keys)):
             return None  # a miss
@@ -520,14 +523,31 @@ class ResultCache:
             (json.dumps(list(dict.fromkeys(keys))),),
         ).fetchall()
 
-    def put_many(self, entries: Mapping[str, CachedPiece]) -> None:
+    def put_many(
+        self, entries: Mapping[str, CachedPiece], run: Sequence[str] = ()
+    ) -> None:
         """Store `entries`, here (then evict the least recently used past the
-        cap) and in the remote tier."""
+        cap) and in the remote tier, with the packs of `run` (the keys of
+        the run they are part of) that hold them."""
         self._put_local(entries)
         if self.remote is not None and entries:
             self.remote.publish(
-                {key: piece.to_json() for key, piece in entries.items()}
+                {key: piece.to_json() for key, piece in entries.items()},
+                run,
+                self._held_texts,
             )
+
+    def _held_texts(self, keys: Sequence[str]) -> dict[str, str]:
+        """The sound entries of `keys` this store holds, as JSON text."""
+        try:
+            rows = self._rows("entries", "value", keys)
+        except sqlite3.Error:
+            return {}
+        return {
+            key: value
+            for key, value, checksum in rows
+            if isinstance(value, str) and checksum == _checksum(value)
+        }
 
     def _put_local(self, entries: Mapping[str, CachedPiece]) -> None:
         if not entries:

@@ -280,7 +280,7 @@ class _SlicedRun:
         if keys is not None:  # the cache was looked up
             outcome = _assemble_cached(runner.prefix, results, hits)
             if cache is not None and isinstance(outcome, SlicedOutcome):
-                cache.put_many(_entries(results, keys, slices, self.name))
+                cache.put_many(_entries(results, keys, slices, self.name), keys.pieces)
                 cache.put_shell(keys.shell, runner.prefix)
         else:
             outcome = assemble(runner.prefix, results)
