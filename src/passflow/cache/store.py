@@ -401,8 +401,8 @@ class ResultCache:
     def _from_remote(
         self, keys: Sequence[str], run: Sequence[str]
     ) -> dict[str, CachedPiece]:
-        """What the remote tier holds of `keys` (missing of the lookup of
-        `run`), decoded, and kept here too."""
+        """What the remote tier holds of `keys` (what a lookup of the keys
+        `run` missed here), decoded, and kept here too."""
         assert self.remote is not None
         found: dict[str, CachedPiece] = {}
         for key, text in self.remote.fetch(keys, run).items():
