@@ -17,10 +17,12 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 import pytest
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
 from remote_servers import free_port, http_cache, redis_server
 from test_cache import tool
 from test_sliced import module
@@ -429,3 +431,72 @@ def test_a_forged_or_moved_pack_is_never_read(
     assert tier.refused == 2 and tier.packs == len(packs_of(run)) - 2
     assert "2 remote cache entries refused" in tier.notes[0]
     store.close()
+
+
+class _MemoryStore:
+    """A remote store in a dict: what the generated test below needs of one
+    (the servers' own behaviour is what the tests above run against)."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, bytes] = {}
+
+    def get_many(self, names: Sequence[str]) -> dict[str, bytes]:
+        return {name: self.values[name] for name in names if name in self.values}
+
+    def put_many(self, items: Mapping[str, bytes]) -> None:
+        self.values.update(items)
+
+    def close(self) -> None:
+        pass
+
+
+_RUNS = st.lists(st.integers(0, 300), min_size=80, max_size=250)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.tuples(_RUNS, st.integers(0, 3)), min_size=1, max_size=4),
+    st.integers(0, 3),
+    st.lists(st.tuples(st.integers(0, 249), st.integers(-1, 300)), max_size=6),
+    st.integers(0, 3),
+)
+def test_packs_give_what_one_by_one_gives(
+    writes: list[tuple[list[int], int]],
+    which: int,
+    edits: list[tuple[int, int]],
+    missing: int,
+) -> None:
+    """Writers publish runs of generated keys (each computing some of them,
+    holding the rest from before, as a local store does); a reader missing
+    some keys of one of those runs, edited (keys replaced or dropped), gets
+    through packs exactly what it gets one by one: each entry published for
+    those keys, never another."""
+    read = list(writes[which % len(writes)][0])
+    for position, index in edits:
+        if position < len(read):
+            read[position : position + 1] = [] if index < 0 else [index]
+    secret = b"0123456789abcdef-the-team-key"
+    store = _MemoryStore()
+
+    def text(index: int) -> str:
+        return f'{{"entry":{index}}}'
+
+    held: dict[str, str] = {}
+    for run, seed in writes:
+        keys = [_key(i) for i in run]
+        computed = {
+            _key(i): text(i) for i in run if (i + seed) % 3 and _key(i) not in held
+        }
+        writer = RemoteTier(lambda: store, secret)
+        writer.publish(
+            computed, keys, lambda wanted: {k: held[k] for k in wanted if k in held}
+        )
+        held.update(computed)
+    keys = [_key(i) for i in read]
+    wanted = [key for i, key in zip(read, keys, strict=True) if i % 4 != missing]
+    expected = {key: held[key] for key in wanted if key in held}
+    packed = RemoteTier(lambda: store, secret)
+    assert packed.fetch(wanted, keys) == expected
+    assert RemoteTier(lambda: store, secret).fetch(wanted) == expected
+    assert packed.refused == 0
+    event(f"packs read: {'some' if packed.packs else 'none'}")
