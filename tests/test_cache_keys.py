@@ -11,6 +11,7 @@ passflow's own passes as `OWN_PIPELINE`.
 from __future__ import annotations
 
 import ast
+import contextlib
 import json
 import subprocess
 import sys
@@ -20,7 +21,10 @@ from test_cache import GENERATED
 from test_sliced import LIT_CORPUS, module
 
 import passflow
-from passflow.cache.sources import source_files
+from passflow.cache.keys import RunKeys, known_run_keys, run_keys
+from passflow.cache.sources import OWN_PIPELINE, source_files
+from passflow.cache.store import KEPT_SCANS, ResultCache
+from passflow.sliced.scan import SourceSlices, scan_text
 
 DRIVER = """
 import contextlib, io, json, sys
@@ -112,3 +116,43 @@ def test_the_code_identity_is_every_source_file_but_bytecode_and_stubs(
         str(tmp_path / "pkg" / "a.py"),
         str(tmp_path / "pkg" / "b.irdl"),
     ]
+
+
+def test_a_store_keeps_the_keys_of_the_last_texts_it_saw(tmp_path: Path) -> None:
+    """`run_keys` keeps what it computed: a later store of the directory
+    finds the same keys for the same text and arguments, and none for
+    another salt, name or first line; the `KEPT_SCANS` most recent stay."""
+    code = OWN_PIPELINE
+    texts = [module(6 + i) for i in range(KEPT_SCANS + 1)]
+    with contextlib.closing(ResultCache(tmp_path)) as store:
+        computed = [
+            run_keys(store, code, "in.mlir", scanned(text), "salt") for text in texts
+        ]
+    assert computed[0].referenced  # the generated module's callees
+    with contextlib.closing(ResultCache(tmp_path)) as store:
+        kept = [known_run_keys(store, code, "in.mlir", t, 1, "salt") for t in texts]
+        assert kept[0] is None  # the oldest went
+        assert kept[1:] == computed[1:]
+        last = texts[-1]
+        assert known_run_keys(store, code, "in.mlir", last, 1, "other") is None
+        assert known_run_keys(store, code, "other.mlir", last, 1, "salt") is None
+        assert known_run_keys(store, code, "in.mlir", last, 2, "salt") is None
+
+
+def test_kept_keys_that_do_not_decode_are_none() -> None:
+    keys = RunKeys("r", "s", ("a", "b"), (1, 5), ("x", "y"), frozenset({1}))
+    assert RunKeys.from_json(keys.to_json()) == keys
+    for text in (
+        "", "{}", "[]", '["r","s",["a"],[1],["x"]]',
+        '["r","s",["a","b"],[1],["x","y"],[1]]',  # a line missing
+        '["r","s",["a"],[true],["x"],[]]',  # a bool is no line
+        '["r","s",["a"],[1],[2],[]]', '[1,"s",["a"],[1],["x"],[]]',
+        '["r","s","a",[1],["x"],[]]',
+    ):  # fmt: skip
+        assert RunKeys.from_json(text) is None, text
+
+
+def scanned(text: str) -> SourceSlices:
+    slices = scan_text(text, 1)
+    assert not isinstance(slices, str), slices
+    return slices

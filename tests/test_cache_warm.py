@@ -10,9 +10,11 @@ answered and whether the IR was loaded.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Callable
@@ -27,6 +29,7 @@ from test_cache import GENERATED
 from test_sliced import module
 
 import passflow
+from passflow.cache.store import DATABASE
 
 CANONICALIZE_CSE = "builtin.module(func.func(canonicalize,cse))"
 FAILING = "builtin.module(func.func(test-pass-failure{gen-diagnostics=true}))"
@@ -38,6 +41,14 @@ from passflow.tools import opt, warm_cache
 report, *argv = sys.argv[1:]
 answered = []
 replay = warm_cache.replay_from_cache
+scans = []
+scan = warm_cache.scan_text
+
+def scanning(*args):
+    scans.append(args)
+    return scan(*args)
+
+warm_cache.scan_text = scanning
 
 def recording(inv):
     status = replay(inv)
@@ -49,7 +60,11 @@ status = opt.main(argv)
 sys.stdout.flush()
 sys.stderr.flush()
 with open(report, "w") as stream:
-    json.dump({"warm": answered == [True], "ir": "passflow.ir" in sys.modules}, stream)
+    json.dump(
+        {"warm": answered == [True], "ir": "passflow.ir" in sys.modules,
+         "scans": len(scans)},
+        stream,
+    )
 sys.exit(status)
 """
 
@@ -64,6 +79,8 @@ class Run:
     warm: bool
     """The warm path answered."""
     ir_loaded: bool
+    scans: int
+    """Texts the warm path scanned."""
 
     @property
     def printed(self) -> tuple[int, str, str]:
@@ -84,7 +101,10 @@ def run(
     if source is not None:
         env["PYTHONPATH"] = str(source)
     done, seen = _driven(DRIVER, argv, tmp_path, env, stdin)
-    return Run(done.returncode, done.stdout, done.stderr, seen["warm"], seen["ir"])
+    return Run(
+        done.returncode, done.stdout, done.stderr, seen["warm"], seen["ir"],
+        seen["scans"],
+    )  # fmt: skip
 
 
 def _driven(
@@ -127,6 +147,31 @@ def test_a_warm_run_is_printed_before_the_ir_loads(tmp_path: Path) -> None:
     argv = [str(path), "-p", CANONICALIZE_CSE, "--split-input-file"]
     assert run([*argv, "-o", str(output), cache], tmp_path).warm
     assert output.read_text() == uncached(argv, tmp_path).out
+
+
+def test_a_text_the_store_saw_is_not_scanned_again(tmp_path: Path) -> None:
+    """The store keeps the keys of the last texts it saw: a warm run of one
+    of them prints the run without scanning it; a kept scan that is damaged
+    is scanned again; an edited text's keys are kept by its first run."""
+    path = tmp_path / "input.mlir"
+    path.write_text(module(12) + "// -----\n" + module(5))
+    argv = [str(path), "-p", CANONICALIZE_CSE, "--split-input-file"]
+    plain = uncached(argv, tmp_path)
+    cache = tmp_path / "cache"
+    argv.append(f"--cache={cache}")
+    cold = run(argv, tmp_path)
+    warm = run(argv, tmp_path)
+    assert cold.printed == warm.printed == plain.printed
+    assert warm.warm and warm.scans == 0
+    with contextlib.closing(sqlite3.connect(cache / DATABASE)) as db, db:
+        db.execute("UPDATE scans SET value = value || ' '")
+    damaged = run(argv, tmp_path)
+    assert damaged.warm and damaged.scans == 2 and damaged.printed == plain.printed
+    assert run(argv, tmp_path).scans == 0  # kept again
+    path.write_text(module(13) + "// -----\n" + module(5))
+    assert run(argv, tmp_path).printed == uncached(argv[:-1], tmp_path).printed
+    again = run(argv, tmp_path)  # the edited text's keys, kept by the run before
+    assert again.warm and again.scans == 0
 
 
 @pytest.mark.parametrize("index", range(len(GENERATED)))

@@ -17,6 +17,9 @@ runs, by content (`passflow.cache.sources.code_fingerprint`).
 
 Everything here is computed without the pass manager, the passes or the IR,
 so that the warm path can find a run's results before any of them loads.
+A store keeps the keys of the last few texts it saw (`known_run_keys`), under
+a digest of everything `run_keys` computes them from, so that a run of a
+text the store saw before neither scans it nor computes its keys again.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ import sys
 from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypeVar, cast
 
 from passflow.cache.sources import (
     PipelineCode,
@@ -35,7 +38,15 @@ from passflow.cache.sources import (
     digest,
 )
 
-__all__ = ["CACHE_FORMAT", "KeyInputs", "KeyMemo", "RunKeys", "ScannedText", "run_keys"]
+__all__ = [
+    "CACHE_FORMAT",
+    "KeyInputs",
+    "KeyMemo",
+    "RunKeys",
+    "ScannedText",
+    "known_run_keys",
+    "run_keys",
+]
 
 CACHE_FORMAT = 4
 """Changes when what a key covers or an entry holds changes."""
@@ -78,18 +89,54 @@ class ScannedText(Protocol):
 
     def defined_by(self) -> Mapping[str, int]: ...
 
+    def referenced(self) -> frozenset[int]: ...
+
 
 @dataclass(frozen=True)
 class RunKeys:
     """A run's keys: the run's own (`run`), its printed shell's (`shell`)
     and each piece's, in program order (`pieces`), with each piece's first
-    line (`lines`) and anchor (`anchors`, `passflow.cache.placement`)."""
+    line (`lines`) and anchor (`anchors`, `passflow.cache.placement`), and
+    the pieces others reference by symbol (`referenced`: a hit of one must
+    hold its header)."""
 
     run: str
     shell: str
     pieces: tuple[str, ...]
     lines: tuple[int, ...]
     anchors: tuple[str, ...]
+    referenced: frozenset[int]
+
+    def to_json(self) -> str:
+        return json.dumps(
+            [self.run, self.shell, self.pieces, self.lines, self.anchors,
+             sorted(self.referenced)],
+            separators=(",", ":"),
+        )  # fmt: skip
+
+    @staticmethod
+    def from_json(text: str) -> RunKeys | None:
+        """The keys `to_json` wrote, or None for text it did not write."""
+        try:
+            fields: object = json.loads(text)
+        except ValueError:
+            return None
+        if not isinstance(fields, list) or len(cast("list[object]", fields)) != 6:
+            return None
+        run, shell, *lists = cast("list[object]", fields)
+        pieces, anchors = _items(str, lists[0]), _items(str, lists[2])
+        lines, referenced = _items(int, lists[1]), _items(int, lists[3])
+        if (
+            not isinstance(run, str)
+            or not isinstance(shell, str)
+            or pieces is None
+            or lines is None
+            or anchors is None
+            or referenced is None
+            or not len(pieces) == len(lines) == len(anchors)
+        ):
+            return None
+        return RunKeys(run, shell, pieces, lines, anchors, frozenset(referenced))
 
 
 KeyInputs = tuple[PipelineCode, str, str, str, int]
@@ -97,12 +144,29 @@ KeyInputs = tuple[PipelineCode, str, str, str, int]
 the file's name, the salt, and the text scanned with its first line (the
 scan is a function of these two)."""
 
+_Item = TypeVar("_Item", str, int)
+
+
+def _items(kind: type[_Item], value: object) -> tuple[_Item, ...] | None:
+    """`value`, a JSON list of `kind` only (no bool for int), as a tuple."""
+    if not isinstance(value, list):
+        return None
+    items = tuple(cast("list[object]", value))
+    if not all(type(item) is kind for item in items):
+        return None
+    return cast("tuple[_Item, ...]", items)
+
 
 class KeyMemo(StampMemo, Protocol):
     """A `StampMemo` that also remembers the keys `run_keys` computed while
-    it is open (the result cache's store, which serves one run)."""
+    it is open (the result cache's store, which serves one run), and keeps
+    those of the last few texts for the runs after it."""
 
     computed_keys: dict[KeyInputs, RunKeys]
+
+    def kept_scan(self, key: str) -> str | None: ...
+
+    def keep_scan(self, key: str, value: str) -> None: ...
 
 
 def run_keys(
@@ -123,7 +187,34 @@ def run_keys(
     found = memo.computed_keys.get(inputs)
     if found is None:
         found = memo.computed_keys[inputs] = _run_keys(memo, code, name, slices, salt)
+        memo.keep_scan(_scan_key(memo, inputs), found.to_json())
     return found
+
+
+def known_run_keys(
+    memo: KeyMemo, code: PipelineCode, name: str, text: str, first_line: int, salt: str
+) -> RunKeys | None:
+    """The keys `run_keys` computed for the scan of `text` from `first_line`
+    with these arguments, while `memo` is open or in one of the last runs
+    that kept it; None if it did not."""
+    inputs = (code, name, salt, text, first_line)
+    found = memo.computed_keys.get(inputs)
+    if found is None:
+        kept = memo.kept_scan(_scan_key(memo, inputs))
+        found = None if kept is None else RunKeys.from_json(kept)
+        if found is not None:
+            memo.computed_keys[inputs] = found
+    return found
+
+
+def _scan_key(memo: KeyMemo, inputs: KeyInputs) -> str:
+    """What the keys of a scan are kept under: everything they are computed
+    from, the code by content."""
+    code, name, salt, text, first_line = inputs
+    return digest(
+        "scan", str(CACHE_FORMAT), sys.version, code_fingerprint(memo, code),
+        name, salt, str(first_line), text,
+    )  # fmt: skip
 
 
 def _run_keys(
@@ -153,6 +244,7 @@ def _run_keys(
         pieces,
         tuple(slices.line_of),
         anchors,
+        slices.referenced(),
     )
 
 

@@ -93,14 +93,23 @@ CREATE TABLE IF NOT EXISTS shells (
     used REAL NOT NULL
 );
 CREATE TABLE IF NOT EXISTS inputs (key TEXT PRIMARY KEY, used REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS scans (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL,
+    checksum TEXT NOT NULL,
+    used REAL NOT NULL
+);
 """
+
+KEPT_SCANS = 8
+"""Texts whose keys the store keeps (`keep_scan`): the most recent."""
 
 
 DATABASE = "results.sqlite3"
+"""The database's file name in the cache directory."""
 
 _SHELL = "shell:"
 """The prefix of a run's shell among the remote tier's keys."""
-"""The database's file name in the cache directory."""
 
 _DATABASE_FILES = (DATABASE, f"{DATABASE}-wal", f"{DATABASE}-shm")
 
@@ -457,6 +466,36 @@ class ResultCache:
                     self._put_shell_local(key, prefix)
         return found if len(found) == len(set(keys)) else None
 
+    def kept_scan(self, key: str) -> str | None:
+        """What `keep_scan` kept under `key`, if it is there and sound."""
+        try:
+            row = self._db.execute(
+                "SELECT value, checksum FROM scans WHERE key = ?", (key,)
+            ).fetchone()
+        except sqlite3.Error:
+            return None
+        if row is None or not isinstance(row[0], str) or row[1] != _checksum(row[0]):
+            return None
+        return row[0]
+
+    def keep_scan(self, key: str, value: str) -> None:
+        """Keep `value` (what the keys made of a text's scan) under `key`,
+        with the `KEPT_SCANS` most recent others."""
+        row = (key, value, _checksum(value), time.time())
+
+        def store(db: sqlite3.Connection) -> None:
+            db.execute("INSERT OR REPLACE INTO scans VALUES (?, ?, ?, ?)", row)
+            db.execute(
+                "DELETE FROM scans WHERE key NOT IN "
+                "(SELECT key FROM scans ORDER BY used DESC LIMIT ?)",
+                (KEPT_SCANS,),
+            )
+
+        try:
+            self._write(store)
+        except sqlite3.Error as err:
+            self.warnings.append(f"the cache could not be written ({err})")
+
     def count_unplaced(self, count: int) -> None:
         """Count `count` of the hits `get_many` counted as misses: entries
         pinned to positions their pieces no longer stand at
@@ -620,6 +659,7 @@ class ResultCache:
             db.execute("DELETE FROM shells")
             db.execute("DELETE FROM stamps")
             db.execute("DELETE FROM inputs")
+            db.execute("DELETE FROM scans")
 
         self._write(wipe)
         self._db.execute("VACUUM")

@@ -29,13 +29,13 @@ import sys
 from collections.abc import Callable
 from typing import TypeAlias
 
-from passflow.cache.keys import RunKeys, run_keys
+from passflow.cache.keys import RunKeys, known_run_keys, run_keys
 from passflow.cache.placement import place
 from passflow.cache.sources import OWN_PIPELINE
 from passflow.cache.store import ResultCache
 from passflow.diagnostics import PassflowError
 from passflow.sliced.outcome import Fallback, SlicedOutcome, stitch
-from passflow.sliced.scan import SourceSlices, scan_text
+from passflow.sliced.scan import scan_text
 from passflow.source_diagnostics import SourceDiagnosticPrinter
 from passflow.tools.cache_options import (
     cache_salt,
@@ -187,26 +187,30 @@ chunk's outcome."""
 def look_up(inv: Invocation, cache: ResultCache, text: str, name: str) -> Answer | None:
     """The answer to the run of `text` (the input, read from the file `name`),
     if the cache holds every piece and shell (then counted as hits); else
-    None. Each chunk's scan goes to
-    `inv.scanned`, the keys and sound entries stay in `cache.memo()`."""
+    None. A chunk whose keys the store kept is not scanned
+    (`known_run_keys`); the others' scans go to `inv.scanned`; the keys and
+    sound entries stay in `cache.memo()`."""
     salt = cache_salt(inv)
-    chunks: list[tuple[SourceSlices, RunKeys]] = []
+    chunks: list[RunKeys] = []
     for chunk, first_line in split_chunks(text, inv.args.split_input_file):
-        slices = scan_text(chunk, first_line)
-        if isinstance(slices, str):
-            return None
-        inv.scanned[chunk, first_line] = slices
-        chunks.append((slices, run_keys(cache, OWN_PIPELINE, name, slices, salt)))
-    shells = [run.shell for _, run in chunks]
+        run = known_run_keys(cache, OWN_PIPELINE, name, chunk, first_line, salt)
+        if run is None:
+            slices = scan_text(chunk, first_line)
+            if isinstance(slices, str):
+                return None
+            inv.scanned[chunk, first_line] = slices
+            run = run_keys(cache, OWN_PIPELINE, name, slices, salt)
+        chunks.append(run)
+    shells = [run.shell for run in chunks]
     prefixes = cache.peek_shells(shells)
     if prefixes is None:
         return None  # a run never stored (a cold one)
-    keys = [key for _, run in chunks for key in run.pieces]
+    keys = [key for run in chunks for key in run.pieces]
     pieces = cache.peek_entries(keys)
     if pieces is None:
         return None
     outcomes: list[SlicedOutcome] = []
-    for slices, run in chunks:
+    for run in chunks:
         placed = [
             place(pieces[key], line, anchor)
             for key, line, anchor in zip(
@@ -216,7 +220,7 @@ def look_up(inv: Invocation, cache: ResultCache, text: str, name: str) -> Answer
         hits = [piece for piece in placed if piece is not None]
         if len(hits) != len(placed):
             return None  # a result pinned where its piece no longer stands
-        if any(hits[i].header is None for i in slices.referenced()):
+        if any(hits[i].header is None for i in run.referenced):
             return None  # stored by a run that did not watch it
         headers = [piece.header for piece in hits if piece.header is not None]
         outcome = stitch(prefixes[run.shell], hits, headers)
