@@ -147,7 +147,7 @@ def test_kept_keys_that_do_not_decode_are_none() -> None:
         '["r","s",["a","b"],[1],["x","y"],[1]]',  # a line missing
         '["r","s",["a"],[true],["x"],[]]',  # a bool is no line
         '["r","s",["a"],[1],[2],[]]', '[1,"s",["a"],[1],["x"],[]]',
-        '["r","s","a",[1],["x"],[]]',
+        '["r","s","a",[1],["x"],[]]', '["r","s",["a"],[1],["x"],[1]]',
     ):  # fmt: skip
         assert RunKeys.from_json(text) is None, text
 

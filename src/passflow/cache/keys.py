@@ -134,6 +134,7 @@ class RunKeys:
             or anchors is None
             or referenced is None
             or not len(pieces) == len(lines) == len(anchors)
+            or not all(0 <= index < len(pieces) for index in referenced)
         ):
             return None
         return RunKeys(run, shell, pieces, lines, anchors, frozenset(referenced))
