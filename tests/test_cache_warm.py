@@ -335,11 +335,11 @@ def test_the_warm_path_refuses_pass_manager_flags_and_reports(
 FORK_DRIVER = """
 import json, os, sys
 from passflow.cache import keys
-from passflow.tools import opt, warm_cache, warm_fork
+from passflow.tools import invocation, opt, warm_cache, warm_fork
 
 report, crash, *argv = sys.argv[1:]
 parent = os.getpid()
-seen = {"forked": "no", "keyed_here": 0}
+seen = {"forked": "no", "keyed_here": 0, "read_here": 0}
 beside = warm_fork.look_up_beside_the_run
 compute = keys._run_keys
 look_up = warm_cache.look_up
@@ -360,9 +360,20 @@ def crashing(*args):
         raise RuntimeError("a crash in the child's lookup")
     return look_up(*args)
 
+def reading(module):
+    read = module.read_input
+
+    def counted(*args):
+        seen["read_here"] += os.getpid() == parent
+        return read(*args)
+
+    module.read_input = counted
+
 warm_fork.look_up_beside_the_run = recording
 keys._run_keys = counting
 warm_cache.look_up = crashing
+reading(warm_cache)
+reading(invocation)  # before the run's modules take it by name
 status = opt.main(argv)
 sys.stdout.flush()
 sys.stderr.flush()
@@ -384,6 +395,8 @@ class ForkedRun:
     lookup back) or "answered" (the child printed the run)."""
     keyed_here: int
     """How often the parent computed a run's keys."""
+    read_here: int
+    """How often the parent read the input."""
 
     @property
     def printed(self) -> tuple[int, str, str]:
@@ -401,14 +414,16 @@ def forked_run(argv: list[str], tmp_path: Path, *, crash: str = "") -> ForkedRun
     }
     done, seen = _driven(FORK_DRIVER, [crash, *argv], tmp_path, env, None)
     return ForkedRun(
-        done.returncode, done.stdout, done.stderr, seen["forked"], seen["keyed_here"]
-    )
+        done.returncode, done.stdout, done.stderr, seen["forked"],
+        seen["keyed_here"], seen["read_here"],
+    )  # fmt: skip
 
 
 def test_an_edited_run_is_looked_up_while_the_run_loads(tmp_path: Path) -> None:
     """A run whose input changed since the cache last held it in full is
     looked up in a child while passflow-opt loads the full run; the child
-    hands its scan, keys and entries over (the parent keys nothing), and the
+    hands its scan, keys and entries over (the parent keys nothing, and reads
+    the input once), and the
     run prints what it prints without the cache. The next run of the same
     text is guessed warm and looked up in the process."""
     path = tmp_path / "input.mlir"
@@ -423,6 +438,7 @@ def test_an_edited_run_is_looked_up_while_the_run_loads(tmp_path: Path) -> None:
         plain = uncached(argv, tmp_path)
         edited = forked_run([*argv, cache], tmp_path)
         assert edited.forked == "handed" and edited.keyed_here == 0
+        assert edited.read_here == 1  # the run takes the text the lookup read
         assert edited.printed == plain.printed
         again = forked_run([*argv, cache], tmp_path)
         assert again.forked == "no" and again.printed == plain.printed

@@ -74,6 +74,9 @@ class Invocation:
     )
     """Each chunk's scan (by its text and first line) that the warm path
     made: the sliced run does not scan it again."""
+    read: tuple[str, str] | None = None
+    """The input's text and name as the warm path read them (`read_input`),
+    when it missed: the run does not read the file again."""
     cache_salt: str = ""
     plugins: CommandLinePlugins = field(default_factory=CommandLinePlugins)
     """The plugins the command line loads (`--load-pass-plugin`, ...)."""

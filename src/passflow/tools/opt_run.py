@@ -82,7 +82,7 @@ def run_input(inv: Invocation) -> int:
         return maintained
     shown = DiagnosticOptions.from_args(args)
     try:
-        text, name = read_input(args.input)
+        text, name = inv.read or read_input(args.input)
     except OSError as err:  # mlir-opt's message, without a program name
         sys.stderr.write(f"cannot open input file '{args.input}': {err.strerror}\n")
         return 1

@@ -86,6 +86,7 @@ def replay_from_cache(inv: Invocation) -> int | None:
                 return forked.status
             if forked is not None:
                 _hand_over(inv, cache)
+                inv.read = text, name
                 return None
         answer = look(cache)
     except BaseException:
@@ -93,6 +94,7 @@ def replay_from_cache(inv: Invocation) -> int | None:
         raise
     if answer is None:
         _hand_over(inv, cache)
+        inv.read = text, name
         return None
     return print_answer(inv, cache, answer)
 
