@@ -118,7 +118,8 @@ def test_a_one_function_run_loads_only_what_it_needs(tmp_path: Path) -> None:
 
 def test_a_large_file_still_slices(tmp_path: Path) -> None:
     """The other side of the size rule: a file past `SMALL_INPUT` runs sliced
-    on the default executor when it has two jobs."""
+    on the default executor when it has two jobs (and loads no IR history,
+    which no flag asked for)."""
     from passflow.tools.sliced_options import SMALL_INPUT
 
     count = SMALL_INPUT // len(ONE_FUNCTION) + 1
@@ -130,6 +131,7 @@ def test_a_large_file_still_slices(tmp_path: Path) -> None:
     )
     assert status == 0
     assert "passflow.sliced.run" in modules
+    assert unwanted(modules, ("passflow.instruments.ir_history", "difflib")) == []
 
 
 @pytest.mark.parametrize("flag", ["--version", "-version"])

@@ -22,6 +22,7 @@ import gc
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import Attribute
@@ -32,11 +33,13 @@ from passflow.diagnostics import Diagnostic, IRParseError, PassPipelineError
 from passflow.execution import ChildExecutor, ChildWork
 from passflow.executors.capture import captured_output
 from passflow.executors.transfer import Encoder
-from passflow.instruments.ir_history import HistoryRecords, IRHistory
 from passflow.instruments.symbol_changes import labelled_units
 from passflow.ir import Operation
 from passflow.pass_manager import PassManager
 from passflow.sliced.scan import PieceText
+
+if TYPE_CHECKING:  # loaded for a run that records its history (`--ir-history`)
+    from passflow.instruments.ir_history import HistoryRecords, IRHistory
 
 __all__ = ["BatchResult", "BatchRunner", "PieceOutcome"]
 

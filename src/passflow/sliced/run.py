@@ -20,7 +20,6 @@ from passflow.execution import ChildExecutor
 from passflow.executors.capture import captured_output
 from passflow.executors.forking import DEFAULT_SERIAL_BUDGET, ProcessExecutor
 from passflow.executors.transfer import Decoder, EncodedOp
-from passflow.instruments.ir_history import HistoryRecords
 from passflow.pass_manager import PassManager
 from passflow.sliced.batch import BatchResult, BatchRunner
 from passflow.sliced.local import run_local
@@ -29,8 +28,9 @@ from passflow.sliced.plan import RemoteRun, SlicePlan, why_not_sliced
 from passflow.sliced.profile import SlicedProfile
 from passflow.sliced.scan import SourceSlices, scan_text
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the history loads for a run that records it (`--ir-history`)
     from passflow.executors.shipping import ShippingExecutor
+    from passflow.instruments.ir_history import HistoryRecords
 
 __all__ = [
     "Fallback",
@@ -256,6 +256,8 @@ class _SlicedRun:
                     unplaced += 1
                 elif index not in plan.watched or placed.header:
                     if history is not None:  # a hit must say what its passes did
+                        from passflow.instruments.ir_history import HistoryRecords
+
                         records = HistoryRecords.from_json(
                             piece.history, placed.line - piece.line
                         )

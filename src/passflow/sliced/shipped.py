@@ -45,7 +45,6 @@ from dataclasses import dataclass
 
 from passflow import ir, registry
 from passflow.executors.child_run import INTERRUPT_POLL
-from passflow.instruments.ir_history import IRHistory
 from passflow.ir import Context
 from passflow.manager import Nesting
 from passflow.pass_manager import PassManager
@@ -116,6 +115,8 @@ def _new_runner(spec: ShippedSpec) -> BatchRunner:
     pm.assign(parse_pass_pipeline(spec.pipeline))
     pm.enable_emit_pass_error_on_failure(spec.emit_pass_errors)
     if spec.history:  # recorded per batch, never written here (`take_batch`)
+        from passflow.instruments.ir_history import IRHistory  # asked for
+
         pm.enable_ir_history(IRHistory(""))
     runner = BatchRunner(pm, spec.shell, spec.name, generic=spec.generic)
     runner.keep_ops = spec.keep_ops
