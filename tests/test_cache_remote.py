@@ -367,9 +367,9 @@ def test_a_second_machine_reads_a_large_module_in_packs(
     http_url: str, tmp_path: Path, key_file: Path
 ) -> None:
     """A run of 200 functions, written by CI, is read back by a machine with
-    an empty cache in one `GET` a pack (not one a function: 8 or so); after CI ran an
-    edit of one function, which rewrites that function's pack whole from its
-    local cache, the same holds for the edited module."""
+    an empty cache in one `GET` a pack (about 8), not one a function; after
+    CI ran an edit of one function, which rewrites that function's pack whole
+    from its local cache, the same holds for the edited module."""
     source = tmp_path / "input.mlir"
     remote = (f"--cache-remote={http_url}", f"--cache-remote-key-file={key_file}")
     log = tmp_path / "nginx" / "access.log"
