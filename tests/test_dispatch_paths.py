@@ -409,15 +409,10 @@ class Computes(OperationPass):
         self.mark_all_analyses_preserved()
 
 
-class FindsCached(OperationPass):
+class FindsCached(Log):
     """Records whether `Counted` is cached on its function."""
 
     argument = "finds-cached"
-    op_name = "func.func"
-
-    def __init__(self, log: list[str]) -> None:
-        super().__init__()
-        self.log = log
 
     def run_on_operation(self) -> None:
         found = self.get_cached_analysis(Counted) is not None

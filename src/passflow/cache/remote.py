@@ -474,8 +474,9 @@ class RemoteTier:
         known = {**(held(others) if held is not None and others else {}), **entries}
         for pack in packs:
             content = {key: known[key] for key in pack if key in known}
-            items[_name(_pack_key(pack))] = self._signed(
-                _pack_key(pack), json.dumps(content, separators=(",", ":"))
+            pack_key = _pack_key(pack)
+            items[_name(pack_key)] = self._signed(
+                pack_key, json.dumps(content, separators=(",", ":"))
             )
         try:
             self.store.put_many(items)
